@@ -1,0 +1,353 @@
+// The .mcb binary format: Encode, Decode and Digest.
+//
+// Grammar (all integers are varints: uvarint for counts and indices,
+// zig-zag varint where a value may be negative; strings are a uvarint length
+// then UTF-8 bytes):
+//
+//	file     = magic version body
+//	magic    = "MCVM\x00BC\r\n"            (10 bytes)
+//	version  = uvarint                      (FormatVersion)
+//	body     = files classes fields statics methods strings entry invariants
+//	files    = count { string }
+//	classes  = count { name:string super:svarint nfields { field:uvarint } pos }
+//	fields   = count { class:uvarint name:string kind:byte pos }
+//	statics  = count { class:uvarint name:string kind:byte init:svarint pos }
+//	methods  = count { class:uvarint name:string flags:byte args:uvarint locals:uvarint
+//	                   ncode { op:byte a:svarint b:svarint }
+//	                   nlines { pos }
+//	                   nhandlers { kind:byte start:uvarint end:uvarint target:uvarint class:svarint }
+//	                   pos }
+//	strings  = count { string }
+//	entry    = svarint
+//	invariants = count { uvarint }
+//	pos      = file:uvarint line:uvarint col:uvarint
+//
+// Field slots and MaxStack are not stored: Decode recomputes them with Verify.
+// Every count is checked against the bytes that remain before anything is
+// allocated, so no input can make Decode allocate more than a small multiple
+// of its length.
+
+package bytecode
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Magic starts every .mcb file.
+const Magic = "MCVM\x00BC\r\n"
+
+// FormatVersion is the version of the .mcb format written by Encode.
+const FormatVersion = 1
+
+// ErrFormat is wrapped by every Decode error about the bytes themselves.
+var ErrFormat = errors.New("malformed .mcb file")
+
+// Encode returns the .mcb encoding of p.
+func Encode(p *Program) []byte {
+	w := &writer{b: make([]byte, 0, 1024)}
+	w.b = append(w.b, Magic...)
+	w.u(FormatVersion)
+	w.u(uint64(len(p.Files)))
+	for _, f := range p.Files {
+		w.str(f)
+	}
+	w.u(uint64(len(p.Classes)))
+	for i := range p.Classes {
+		c := &p.Classes[i]
+		w.str(c.Name)
+		w.s(int64(c.Super))
+		w.u(uint64(len(c.Fields)))
+		for _, f := range c.Fields {
+			w.u(uint64(f))
+		}
+		w.pos(c.Pos)
+	}
+	w.u(uint64(len(p.Fields)))
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		w.u(uint64(f.Class))
+		w.str(f.Name)
+		w.b = append(w.b, byte(f.Kind))
+		w.pos(f.Pos)
+	}
+	w.u(uint64(len(p.Statics)))
+	for i := range p.Statics {
+		s := &p.Statics[i]
+		w.u(uint64(s.Class))
+		w.str(s.Name)
+		w.b = append(w.b, byte(s.Kind))
+		w.s(s.Init)
+		w.pos(s.Pos)
+	}
+	w.u(uint64(len(p.Methods)))
+	for i := range p.Methods {
+		m := &p.Methods[i]
+		w.u(uint64(m.Class))
+		w.str(m.Name)
+		w.b = append(w.b, byte(m.Flags))
+		w.u(uint64(m.Args))
+		w.u(uint64(m.Locals))
+		w.u(uint64(len(m.Code)))
+		for _, in := range m.Code {
+			w.b = append(w.b, byte(in.Op))
+			w.s(in.A)
+			w.s(in.B)
+		}
+		w.u(uint64(len(m.Lines)))
+		for _, l := range m.Lines {
+			w.pos(l)
+		}
+		w.u(uint64(len(m.Handlers)))
+		for _, h := range m.Handlers {
+			w.b = append(w.b, byte(h.Kind))
+			w.u(uint64(h.Start))
+			w.u(uint64(h.End))
+			w.u(uint64(h.Target))
+			w.s(int64(h.Class))
+		}
+		w.pos(m.Pos)
+	}
+	w.u(uint64(len(p.Strings)))
+	for _, s := range p.Strings {
+		w.str(s)
+	}
+	w.s(int64(p.Entry))
+	w.u(uint64(len(p.Invariants)))
+	for _, inv := range p.Invariants {
+		w.u(uint64(inv))
+	}
+	return w.b
+}
+
+// Digest returns a 64-bit hash of p's encoding without source positions, so
+// that reformatting the assembly source does not change it.
+func Digest(p *Program) uint64 {
+	q := *p
+	q.Files = nil
+	q.Classes = append([]Class(nil), p.Classes...)
+	for i := range q.Classes {
+		q.Classes[i].Pos = Pos{}
+	}
+	q.Fields = append([]Field(nil), p.Fields...)
+	for i := range q.Fields {
+		q.Fields[i].Pos = Pos{}
+	}
+	q.Statics = append([]Static(nil), p.Statics...)
+	for i := range q.Statics {
+		q.Statics[i].Pos = Pos{}
+	}
+	q.Methods = append([]Method(nil), p.Methods...)
+	for i := range q.Methods {
+		q.Methods[i].Lines = nil
+		q.Methods[i].Pos = Pos{}
+	}
+	return xxhash.Sum64(Encode(&q))
+}
+
+type writer struct{ b []byte }
+
+func (w *writer) u(x uint64)   { w.b = binary.AppendUvarint(w.b, x) }
+func (w *writer) s(x int64)    { w.b = binary.AppendVarint(w.b, x) }
+func (w *writer) str(s string) { w.u(uint64(len(s))); w.b = append(w.b, s...) }
+func (w *writer) pos(p Pos) {
+	w.u(uint64(uint32(p.File)))
+	w.u(uint64(uint32(p.Line)))
+	w.u(uint64(uint32(p.Col)))
+}
+
+// Decode parses and verifies a .mcb file. It never panics: malformed input
+// gives an error wrapping ErrFormat, a well-formed but invalid program one
+// wrapping ErrInvalid.
+func Decode(b []byte) (*Program, error) {
+	r := &reader{b: b}
+	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
+		return nil, fmt.Errorf("%w: not an mcvm bytecode file (bad magic number)", ErrFormat)
+	}
+	r.off = len(Magic)
+	if v := r.u(); r.err == nil && v != FormatVersion {
+		return nil, fmt.Errorf("%w: format version %d, this mcvm reads version %d", ErrFormat, v, FormatVersion)
+	}
+	p := &Program{}
+	p.Files = make([]string, r.count(1))
+	for i := range p.Files {
+		p.Files[i] = r.str()
+	}
+	p.Classes = make([]Class, r.count(3))
+	for i := range p.Classes {
+		c := &p.Classes[i]
+		c.Name = r.str()
+		c.Super = r.i32()
+		c.Fields = make([]int32, r.count(1))
+		for j := range c.Fields {
+			c.Fields[j] = r.idx()
+		}
+		c.Pos = r.pos()
+	}
+	p.Fields = make([]Field, r.count(6))
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		f.Class = r.idx()
+		f.Name = r.str()
+		f.Kind = Kind(r.byte())
+		f.Pos = r.pos()
+	}
+	p.Statics = make([]Static, r.count(7))
+	for i := range p.Statics {
+		s := &p.Statics[i]
+		s.Class = r.idx()
+		s.Name = r.str()
+		s.Kind = Kind(r.byte())
+		s.Init = r.s()
+		s.Pos = r.pos()
+	}
+	p.Methods = make([]Method, r.count(12))
+	for i := range p.Methods {
+		m := &p.Methods[i]
+		m.Class = r.idx()
+		m.Name = r.str()
+		m.Flags = MethodFlag(r.byte())
+		m.Args = r.idx()
+		m.Locals = r.idx()
+		m.Code = make([]Instr, r.count(3))
+		for j := range m.Code {
+			m.Code[j] = Instr{Op: Opcode(r.byte()), A: r.s(), B: r.s()}
+		}
+		if n := r.count(3); n > 0 {
+			m.Lines = make([]Pos, n)
+			for j := range m.Lines {
+				m.Lines[j] = r.pos()
+			}
+		}
+		if n := r.count(5); n > 0 {
+			m.Handlers = make([]Handler, n)
+			for j := range m.Handlers {
+				m.Handlers[j] = Handler{Kind: HandlerKind(r.byte()), Start: r.idx(), End: r.idx(), Target: r.idx(), Class: r.i32()}
+			}
+		}
+		m.Pos = r.pos()
+	}
+	p.Strings = make([]string, r.count(1))
+	for i := range p.Strings {
+		p.Strings[i] = r.str()
+	}
+	p.Entry = r.i32()
+	if n := r.count(1); n > 0 {
+		p.Invariants = make([]int32, n)
+		for i := range p.Invariants {
+			p.Invariants[i] = r.idx()
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.off != len(b) {
+		return nil, fmt.Errorf("%w: %d trailing bytes at offset %d", ErrFormat, len(b)-r.off, r.off)
+	}
+	if err := Verify(p); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return p, nil
+}
+
+type reader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *reader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s at offset %d", ErrFormat, what, r.off)
+	}
+	r.off = len(r.b)
+}
+
+func (r *reader) u() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.fail("bad or truncated varint")
+		return 0
+	}
+	r.off += n
+	return x
+}
+
+func (r *reader) s() int64 {
+	if r.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(r.b[r.off:])
+	if n <= 0 {
+		r.fail("bad or truncated varint")
+		return 0
+	}
+	r.off += n
+	return x
+}
+
+func (r *reader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if r.off >= len(r.b) {
+		r.fail("truncated file")
+		return 0
+	}
+	c := r.b[r.off]
+	r.off++
+	return c
+}
+
+// count reads a count of items each at least min bytes long and fails if
+// the remaining input cannot hold them.
+func (r *reader) count(min int) int {
+	n := r.u()
+	if r.err != nil {
+		return 0
+	}
+	if n > uint64(len(r.b)-r.off)/uint64(min) {
+		r.fail(fmt.Sprintf("count %d exceeds the remaining input", n))
+		return 0
+	}
+	return int(n)
+}
+
+// idx reads a non-negative int32.
+func (r *reader) idx() int32 {
+	x := r.u()
+	if x > 1<<31-1 {
+		r.fail("index out of range")
+		return 0
+	}
+	return int32(x)
+}
+
+func (r *reader) i32() int32 {
+	x := r.s()
+	if x < -1<<31 || x > 1<<31-1 {
+		r.fail("value out of range")
+		return 0
+	}
+	return int32(x)
+}
+
+func (r *reader) str() string {
+	n := r.count(1)
+	if r.err != nil {
+		return ""
+	}
+	s := string(r.b[r.off : r.off+n])
+	r.off += n
+	return s
+}
+
+func (r *reader) pos() Pos {
+	return Pos{File: r.idx(), Line: r.idx(), Col: r.idx()}
+}

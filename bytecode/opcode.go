@@ -1,0 +1,276 @@
+// The opcode table: every instruction's number, mnemonic, operands, stack effect and flags.
+
+package bytecode
+
+// Opcode identifies an instruction. The zero value is OpInvalid.
+type Opcode uint8
+
+// The instruction set. Each constant carries its stack picture: the values it
+// pops (top of stack rightmost) -> the values it pushes. docs/isa.md is checked
+// against this table by a test.
+const (
+	OpInvalid Opcode = iota
+
+	// Stack and locals.
+	OpNop      //  ->
+	OpPush     //  -> n               (operand: int constant)
+	OpPushNull //  -> null
+	OpPop      // a ->
+	OpDup      // a -> a a
+	OpSwap     // a b -> b a
+	OpLoad     //  -> v               (operand: local)
+	OpStore    // v ->                (operand: local)
+	OpInc      //  ->                 (operands: local, int; local += int)
+
+	// Integer arithmetic, bitwise operations and comparisons (int64, wrapping).
+	OpAdd  // a b -> a+b
+	OpSub  // a b -> a-b
+	OpMul  // a b -> a*b
+	OpDiv  // a b -> a/b          (b == 0 throws ArithmeticException)
+	OpRem  // a b -> a%b          (b == 0 throws ArithmeticException)
+	OpNeg  // a -> -a
+	OpAnd  // a b -> a&b
+	OpOr   // a b -> a|b
+	OpXor  // a b -> a^b
+	OpShl  // a b -> a<<(b&63)
+	OpShr  // a b -> a>>(b&63)    (arithmetic)
+	OpUshr // a b -> a>>>(b&63)   (logical)
+	OpNot  // a -> a==0 ? 1 : 0
+	OpEq   // a b -> a==b ? 1 : 0 (ints, or references by identity)
+	OpNe   // a b -> a!=b ? 1 : 0 (ints, or references by identity)
+	OpLt   // a b -> a<b ? 1 : 0
+	OpLe   // a b -> a<=b ? 1 : 0
+	OpGt   // a b -> a>b ? 1 : 0
+	OpGe   // a b -> a>=b ? 1 : 0
+
+	// Control flow.
+	OpGoto      //  ->         (operand: label)
+	OpIfz       // a ->        (jump if a == 0)
+	OpIfnz      // a ->        (jump if a != 0)
+	OpIfeq      // a b ->      (jump if a == b)
+	OpIfne      // a b ->      (jump if a != b)
+	OpIflt      // a b ->      (jump if a < b)
+	OpIfle      // a b ->      (jump if a <= b)
+	OpIfgt      // a b ->      (jump if a > b)
+	OpIfge      // a b ->      (jump if a >= b)
+	OpIfnull    // r ->        (jump if r is null)
+	OpIfnonnull // r ->        (jump if r is not null)
+
+	// Objects, fields, statics and arrays.
+	OpNew         //  -> r              (operand: class)
+	OpGetfield    // r -> v             (operand: field)
+	OpPutfield    // r v ->             (operand: field)
+	OpGetstatic   //  -> v              (operand: static)
+	OpPutstatic   // v ->               (operand: static)
+	OpInstanceof  // r -> 0|1           (operand: class; null gives 0)
+	OpCheckcast   // r -> r             (operand: class; throws ClassCastException)
+	OpNewarray    // n -> r             (array of n ints, all 0)
+	OpNewrefarray // n -> r             (array of n references, all null)
+	OpArrload     // r i -> v
+	OpArrstore    // r i v ->
+	OpArrlen      // r -> n
+
+	// Calls.
+	OpInvokestatic  // a1..an -> [v]      (operand: method)
+	OpInvokevirtual // r a1..an -> [v]    (operand: method; dispatched on r's class)
+	OpReturn        //  ->                (return from a void method)
+	OpRetval        // v ->               (return v to the caller)
+
+	// Threads.
+	OpNewthread // a1..an -> t          (operand: static method; t is a Thread object, not yet started)
+	OpStart     // t ->
+	OpJoin      // t ->                 (enabled once t has ended)
+	OpYield     //  ->
+	OpTid       //  -> id               (the current thread's id; main is 0)
+
+	// Monitors, wait and notify (Java semantics).
+	OpMonitorenter // r ->              (enabled when r's monitor is free or owned by this thread)
+	OpMonitorexit  // r ->
+	OpWait         // r ->              (releases r's monitor fully; reacquires it with the same count)
+	OpNotify       // r ->              (wakes one waiter, chosen nondeterministically)
+	OpNotifyall    // r ->
+
+	// Nondeterminism, properties and output.
+	OpChoose  //  -> k              (operand: n >= 1; k is each of 0..n-1 in turn)
+	OpChooseb //  -> k              (k is each of 0, 1 in turn)
+	OpAssert  // a ->               (operand: message; a == 0 is an assertion violation)
+	OpPrint   //  ->                (operand: string; written in run mode)
+	OpPrinti  // a ->               (writes a in decimal in run mode)
+
+	// Exceptions.
+	OpThrow // r ->                 (unwinds to the nearest matching handler)
+
+	numOpcodes
+)
+
+// NumOpcodes is the number of opcodes including OpInvalid.
+const NumOpcodes = int(numOpcodes)
+
+// Operand is the kind of an instruction's operand.
+type Operand uint8
+
+// Operand kinds.
+const (
+	OperandNone   Operand = iota
+	OperandInt            // an integer constant (A)
+	OperandLocal          // a local variable index (A)
+	OperandLocInt         // a local (A) and an integer constant (B)
+	OperandLabel          // a branch target pc (A)
+	OperandClass          // a class index (A)
+	OperandField          // an instance field index (A)
+	OperandStatic         // a static field index (A)
+	OperandMethod         // a method index (A)
+	OperandString         // a string table index (A)
+	OperandCount          // a positive count (A), as in choose
+)
+
+// Flag describes properties of an opcode.
+type Flag uint16
+
+// Opcode flags.
+const (
+	// FlagSched marks a scheduling point: an instruction whose effect other
+	// threads can observe, or that can block, or that makes a choice. A
+	// transition ends before the next such instruction. Invocations and
+	// returns are scheduling points only for synchronized methods, and a
+	// return only when it ends a thread or a synchronized method; the VM
+	// decides those cases when it decodes a method.
+	FlagSched Flag = 1 << iota
+	// FlagHeap marks instructions that read or write heap objects or statics.
+	FlagHeap
+	// FlagBranch marks instructions whose operand is a branch target.
+	FlagBranch
+	// FlagNoNext marks instructions after which control does not fall through.
+	FlagNoNext
+	// FlagChoice marks instructions that may create several transitions.
+	FlagChoice
+	// FlagVarStack marks instructions whose stack effect depends on the operand (calls).
+	FlagVarStack
+)
+
+// Info describes one opcode. Pop and Push are the stack effect; for
+// FlagVarStack instructions they are the fixed part and the callee's arity and
+// result are added.
+type Info struct {
+	Name    string
+	Operand Operand
+	Pop     int8
+	Push    int8
+	Flags   Flag
+	Doc     string
+}
+
+var infos = [numOpcodes]Info{
+	OpInvalid: {Name: "invalid", Doc: "never valid"},
+
+	OpNop:      {"nop", OperandNone, 0, 0, 0, "does nothing"},
+	OpPush:     {"push", OperandInt, 0, 1, 0, "pushes an integer constant"},
+	OpPushNull: {"pushnull", OperandNone, 0, 1, 0, "pushes the null reference"},
+	OpPop:      {"pop", OperandNone, 1, 0, 0, "discards the top value"},
+	OpDup:      {"dup", OperandNone, 1, 2, 0, "duplicates the top value"},
+	OpSwap:     {"swap", OperandNone, 2, 2, 0, "swaps the two top values"},
+	OpLoad:     {"load", OperandLocal, 0, 1, 0, "pushes a local variable"},
+	OpStore:    {"store", OperandLocal, 1, 0, 0, "pops into a local variable"},
+	OpInc:      {"inc", OperandLocInt, 0, 0, 0, "adds a constant to an integer local"},
+
+	OpAdd:  {"add", OperandNone, 2, 1, 0, "integer addition (wrapping)"},
+	OpSub:  {"sub", OperandNone, 2, 1, 0, "integer subtraction (wrapping)"},
+	OpMul:  {"mul", OperandNone, 2, 1, 0, "integer multiplication (wrapping)"},
+	OpDiv:  {"div", OperandNone, 2, 1, 0, "integer division truncating toward zero; throws ArithmeticException on zero"},
+	OpRem:  {"rem", OperandNone, 2, 1, 0, "integer remainder; throws ArithmeticException on zero"},
+	OpNeg:  {"neg", OperandNone, 1, 1, 0, "integer negation"},
+	OpAnd:  {"and", OperandNone, 2, 1, 0, "bitwise and"},
+	OpOr:   {"or", OperandNone, 2, 1, 0, "bitwise or"},
+	OpXor:  {"xor", OperandNone, 2, 1, 0, "bitwise exclusive or"},
+	OpShl:  {"shl", OperandNone, 2, 1, 0, "shift left by b&63"},
+	OpShr:  {"shr", OperandNone, 2, 1, 0, "arithmetic shift right by b&63"},
+	OpUshr: {"ushr", OperandNone, 2, 1, 0, "logical shift right by b&63"},
+	OpNot:  {"not", OperandNone, 1, 1, 0, "logical not: 1 if a is 0, else 0"},
+	OpEq:   {"eq", OperandNone, 2, 1, 0, "1 if equal (integers, or references by identity), else 0"},
+	OpNe:   {"ne", OperandNone, 2, 1, 0, "1 if not equal, else 0"},
+	OpLt:   {"lt", OperandNone, 2, 1, 0, "1 if a < b, else 0"},
+	OpLe:   {"le", OperandNone, 2, 1, 0, "1 if a <= b, else 0"},
+	OpGt:   {"gt", OperandNone, 2, 1, 0, "1 if a > b, else 0"},
+	OpGe:   {"ge", OperandNone, 2, 1, 0, "1 if a >= b, else 0"},
+
+	OpGoto:      {"goto", OperandLabel, 0, 0, FlagBranch | FlagNoNext, "jumps"},
+	OpIfz:       {"ifz", OperandLabel, 1, 0, FlagBranch, "jumps if a is 0"},
+	OpIfnz:      {"ifnz", OperandLabel, 1, 0, FlagBranch, "jumps if a is not 0"},
+	OpIfeq:      {"ifeq", OperandLabel, 2, 0, FlagBranch, "jumps if a == b"},
+	OpIfne:      {"ifne", OperandLabel, 2, 0, FlagBranch, "jumps if a != b"},
+	OpIflt:      {"iflt", OperandLabel, 2, 0, FlagBranch, "jumps if a < b"},
+	OpIfle:      {"ifle", OperandLabel, 2, 0, FlagBranch, "jumps if a <= b"},
+	OpIfgt:      {"ifgt", OperandLabel, 2, 0, FlagBranch, "jumps if a > b"},
+	OpIfge:      {"ifge", OperandLabel, 2, 0, FlagBranch, "jumps if a >= b"},
+	OpIfnull:    {"ifnull", OperandLabel, 1, 0, FlagBranch, "jumps if r is null"},
+	OpIfnonnull: {"ifnonnull", OperandLabel, 1, 0, FlagBranch, "jumps if r is not null"},
+
+	OpNew:         {"new", OperandClass, 0, 1, 0, "allocates an object with all fields 0 or null"},
+	OpGetfield:    {"getfield", OperandField, 1, 1, FlagSched | FlagHeap, "reads an instance field; throws NullPointerException"},
+	OpPutfield:    {"putfield", OperandField, 2, 0, FlagSched | FlagHeap, "writes an instance field; throws NullPointerException"},
+	OpGetstatic:   {"getstatic", OperandStatic, 0, 1, FlagSched | FlagHeap, "reads a static field"},
+	OpPutstatic:   {"putstatic", OperandStatic, 1, 0, FlagSched | FlagHeap, "writes a static field"},
+	OpInstanceof:  {"instanceof", OperandClass, 1, 1, 0, "1 if r is a non-null instance of the class or a subclass"},
+	OpCheckcast:   {"checkcast", OperandClass, 1, 1, 0, "throws ClassCastException unless r is null or an instance of the class"},
+	OpNewarray:    {"newarray", OperandNone, 1, 1, 0, "allocates an int array; throws NegativeArraySizeException"},
+	OpNewrefarray: {"newrefarray", OperandNone, 1, 1, 0, "allocates a reference array; throws NegativeArraySizeException"},
+	OpArrload:     {"arrload", OperandNone, 2, 1, FlagSched | FlagHeap, "reads an array element; throws NullPointerException, IndexOutOfBoundsException"},
+	OpArrstore:    {"arrstore", OperandNone, 3, 0, FlagSched | FlagHeap, "writes an array element; throws NullPointerException, IndexOutOfBoundsException"},
+	OpArrlen:      {"arrlen", OperandNone, 1, 1, 0, "an array's length (immutable, so not a scheduling point); throws NullPointerException"},
+
+	OpInvokestatic:  {"invokestatic", OperandMethod, 0, 0, FlagVarStack, "calls a static method"},
+	OpInvokevirtual: {"invokevirtual", OperandMethod, 1, 0, FlagVarStack, "calls an instance method, dispatched on the receiver's class; throws NullPointerException"},
+	OpReturn:        {"return", OperandNone, 0, 0, FlagNoNext, "returns from a void method"},
+	OpRetval:        {"retval", OperandNone, 1, 0, FlagNoNext, "returns a value"},
+
+	OpNewthread: {"newthread", OperandMethod, 0, 1, FlagVarStack, "creates a thread that will run a static method with the popped arguments"},
+	OpStart:     {"start", OperandNone, 1, 0, FlagSched | FlagHeap, "starts a new thread"},
+	OpJoin:      {"join", OperandNone, 1, 0, FlagSched | FlagHeap, "waits until a thread has ended"},
+	OpYield:     {"yield", OperandNone, 0, 0, FlagSched, "a scheduling point with no effect"},
+	OpTid:       {"tid", OperandNone, 0, 1, 0, "pushes the current thread's id"},
+
+	OpMonitorenter: {"monitorenter", OperandNone, 1, 0, FlagSched | FlagHeap, "acquires r's monitor (reentrant); throws NullPointerException"},
+	OpMonitorexit:  {"monitorexit", OperandNone, 1, 0, FlagSched | FlagHeap, "releases r's monitor once; throws IllegalMonitorStateException if not owner"},
+	OpWait:         {"wait", OperandNone, 1, 0, FlagSched | FlagHeap, "waits on r; throws IllegalMonitorStateException if not owner"},
+	OpNotify:       {"notify", OperandNone, 1, 0, FlagSched | FlagHeap | FlagChoice, "wakes one waiter of r (each in turn); throws IllegalMonitorStateException if not owner"},
+	OpNotifyall:    {"notifyall", OperandNone, 1, 0, FlagSched | FlagHeap, "wakes every waiter of r; throws IllegalMonitorStateException if not owner"},
+
+	OpChoose:  {"choose", OperandCount, 0, 1, FlagSched | FlagChoice, "pushes each of 0..n-1 in turn (a choice point)"},
+	OpChooseb: {"chooseb", OperandNone, 0, 1, FlagSched | FlagChoice, "pushes 0 and 1 in turn (a choice point)"},
+	OpAssert:  {"assert", OperandString, 1, 0, 0, "an assertion violation with the message if a is 0"},
+	OpPrint:   {"print", OperandString, 0, 0, 0, "writes a string (run mode only)"},
+	OpPrinti:  {"printi", OperandNone, 1, 0, 0, "writes an integer in decimal (run mode only)"},
+
+	OpThrow: {"throw", OperandNone, 1, 0, FlagNoNext, "throws r; throws NullPointerException if r is null"},
+}
+
+// Info returns the table entry of op; an out-of-range op gets OpInvalid's.
+func (op Opcode) Info() *Info {
+	if int(op) >= NumOpcodes {
+		return &infos[OpInvalid]
+	}
+	return &infos[op]
+}
+
+// String returns the lowercase mnemonic.
+func (op Opcode) String() string { return op.Info().Name }
+
+// Valid reports whether op is a defined opcode other than OpInvalid.
+func (op Opcode) Valid() bool { return op != OpInvalid && int(op) < NumOpcodes }
+
+// Is reports whether op has all of the flags f.
+func (op Opcode) Is(f Flag) bool { return op.Info().Flags&f == f }
+
+var byName = func() map[string]Opcode {
+	m := make(map[string]Opcode, NumOpcodes)
+	for i := 1; i < NumOpcodes; i++ {
+		m[infos[i].Name] = Opcode(i)
+	}
+	return m
+}()
+
+// Lookup returns the opcode with the given mnemonic.
+func Lookup(name string) (Opcode, bool) {
+	op, ok := byName[name]
+	return op, ok
+}

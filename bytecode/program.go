@@ -1,0 +1,302 @@
+// Program: classes, fields, statics, methods, handler tables and source positions.
+
+package bytecode
+
+import "fmt"
+
+// Kind is the type of a field, static, array element or value: an integer or a reference.
+type Kind uint8
+
+// Value kinds.
+const (
+	KindInt Kind = iota
+	KindRef
+)
+
+func (k Kind) String() string {
+	if k == KindRef {
+		return "ref"
+	}
+	return "int"
+}
+
+// Instr is one decoded instruction. A and B hold the operands as the opcode's
+// Operand kind says; unused operands are 0.
+type Instr struct {
+	Op Opcode
+	A  int64
+	B  int64
+}
+
+// Pos is a position in assembly source: 1-based line and rune column, and an
+// index into Program.Files. The zero Pos means "unknown".
+type Pos struct {
+	File int32
+	Line int32
+	Col  int32
+}
+
+// Class is a class with single inheritance. Super is -1 only for Object.
+type Class struct {
+	Name   string
+	Super  int32
+	Fields []int32 // indices into Program.Fields of the fields this class declares
+	// Slots is the number of instance slots including inherited ones; set by Link.
+	Slots int32
+	Pos   Pos
+}
+
+// Field is an instance field; Slot is its index in an object's slots (set by Link).
+type Field struct {
+	Class int32
+	Name  string
+	Kind  Kind
+	Slot  int32
+	Pos   Pos
+}
+
+// Static is a static field with its initial value (an int; refs start null).
+type Static struct {
+	Class int32
+	Name  string
+	Kind  Kind
+	Init  int64
+	Pos   Pos
+}
+
+// MethodFlag describes a method.
+type MethodFlag uint8
+
+// Method flags.
+const (
+	MethodStatic MethodFlag = 1 << iota
+	MethodSync              // synchronized: the receiver's (or, if static, the class's) monitor is held during the call
+	MethodReturns           // returns a value (retval); otherwise return
+)
+
+// HandlerKind is the kind of an exception handler. Only catch handlers exist
+// in this version of the format; the field leaves room for filter, finally
+// and fault handlers.
+type HandlerKind uint8
+
+// Handler kinds.
+const (
+	HandlerCatch HandlerKind = iota
+)
+
+// Handler is an exception table entry: an exception thrown at a pc in
+// [Start, End) whose class is Class or a subclass (Class -1: any) transfers
+// control to Target with the operand stack holding only the exception.
+type Handler struct {
+	Kind   HandlerKind
+	Start  int32
+	End    int32
+	Target int32
+	Class  int32
+}
+
+// Method is a static or instance method. For instance methods local 0 is the
+// receiver and Args counts it. Locals >= Args is the number of local slots.
+type Method struct {
+	Class    int32
+	Name     string
+	Flags    MethodFlag
+	Args     int32
+	Locals   int32
+	MaxStack int32 // computed by Verify
+	Code     []Instr
+	Lines    []Pos // one per instruction, or empty
+	Handlers []Handler
+	Pos      Pos
+}
+
+// Static reports whether m is a static method.
+func (m *Method) Static() bool { return m.Flags&MethodStatic != 0 }
+
+// Sync reports whether m is synchronized.
+func (m *Method) Sync() bool { return m.Flags&MethodSync != 0 }
+
+// Returns reports whether m returns a value.
+func (m *Method) Returns() bool { return m.Flags&MethodReturns != 0 }
+
+// Program is a whole mcvm program. The first NumBuiltins classes are the
+// built-in classes, in the order of Builtins.
+type Program struct {
+	Files      []string
+	Classes    []Class
+	Fields     []Field
+	Statics    []Static
+	Methods    []Method
+	Strings    []string
+	Entry      int32   // the static method run by thread 0
+	Invariants []int32 // static methods returning 0/1, evaluated in every state
+}
+
+// Built-in class indices.
+const (
+	ClassObject int32 = iota
+	ClassThread
+	ClassThrowable
+	ClassException
+	ClassNullPointer
+	ClassArithmetic
+	ClassIndexOutOfBounds
+	ClassIllegalMonitorState
+	ClassClassCast
+	ClassNegativeArraySize
+	ClassIllegalThreadState
+	ClassStackOverflow
+	NumBuiltins
+)
+
+// Builtins are the names and superclasses of the built-in classes.
+var Builtins = [NumBuiltins]struct {
+	Name  string
+	Super int32
+}{
+	{"Object", -1},
+	{"Thread", ClassObject},
+	{"Throwable", ClassObject},
+	{"Exception", ClassThrowable},
+	{"NullPointerException", ClassException},
+	{"ArithmeticException", ClassException},
+	{"IndexOutOfBoundsException", ClassException},
+	{"IllegalMonitorStateException", ClassException},
+	{"ClassCastException", ClassException},
+	{"NegativeArraySizeException", ClassException},
+	{"IllegalThreadStateException", ClassException},
+	{"StackOverflowError", ClassThrowable},
+}
+
+// ThreadIDField is the name of Thread's one field, an int holding the thread's id.
+const ThreadIDField = "id"
+
+// NewProgram returns a program holding only the built-in classes and
+// Thread's id field.
+func NewProgram() *Program {
+	p := &Program{Entry: -1}
+	for _, b := range Builtins {
+		p.Classes = append(p.Classes, Class{Name: b.Name, Super: b.Super})
+	}
+	p.Fields = append(p.Fields, Field{Class: ClassThread, Name: ThreadIDField, Kind: KindInt})
+	p.Classes[ClassThread].Fields = []int32{0}
+	return p
+}
+
+// IsSubclass reports whether class c is d or a subclass of d. It assumes a
+// linked (acyclic) program.
+func (p *Program) IsSubclass(c, d int32) bool {
+	for n := 0; c >= 0 && n <= len(p.Classes); n++ {
+		if c == d {
+			return true
+		}
+		c = p.Classes[c].Super
+	}
+	return false
+}
+
+// MethodName returns "Class.method".
+func (p *Program) MethodName(m int32) string {
+	if m < 0 || int(m) >= len(p.Methods) {
+		return fmt.Sprintf("method#%d", m)
+	}
+	mm := &p.Methods[m]
+	return p.className(mm.Class) + "." + mm.Name
+}
+
+// FieldName returns "Class.field".
+func (p *Program) FieldName(f int32) string {
+	if f < 0 || int(f) >= len(p.Fields) {
+		return fmt.Sprintf("field#%d", f)
+	}
+	return p.className(p.Fields[f].Class) + "." + p.Fields[f].Name
+}
+
+// StaticName returns "Class.static".
+func (p *Program) StaticName(s int32) string {
+	if s < 0 || int(s) >= len(p.Statics) {
+		return fmt.Sprintf("static#%d", s)
+	}
+	return p.className(p.Statics[s].Class) + "." + p.Statics[s].Name
+}
+
+func (p *Program) className(c int32) string {
+	if c < 0 || int(c) >= len(p.Classes) {
+		return fmt.Sprintf("class#%d", c)
+	}
+	return p.Classes[c].Name
+}
+
+// PosString formats pos as file:line:col ("?" when unknown).
+func (p *Program) PosString(pos Pos) string {
+	if pos.Line == 0 {
+		return "?"
+	}
+	file := "?"
+	if pos.File >= 0 && int(pos.File) < len(p.Files) {
+		file = p.Files[pos.File]
+	}
+	return fmt.Sprintf("%s:%d:%d", file, pos.Line, pos.Col)
+}
+
+// InstrPos returns the source position of instruction pc of method m.
+func (p *Program) InstrPos(m int32, pc int32) Pos {
+	if m < 0 || int(m) >= len(p.Methods) {
+		return Pos{}
+	}
+	l := p.Methods[m].Lines
+	if pc < 0 || int(pc) >= len(l) {
+		return Pos{}
+	}
+	return l[pc]
+}
+
+// FindMethod returns the index of the method named name declared in class c
+// or inherited from a superclass, or -1.
+func (p *Program) FindMethod(c int32, name string) int32 {
+	for n := 0; c >= 0 && n <= len(p.Classes); n++ {
+		for i := range p.Methods {
+			if p.Methods[i].Class == c && p.Methods[i].Name == name {
+				return int32(i)
+			}
+		}
+		c = p.Classes[c].Super
+	}
+	return -1
+}
+
+// FindField returns the instance field named name of class c or a superclass, or -1.
+func (p *Program) FindField(c int32, name string) int32 {
+	for n := 0; c >= 0 && n <= len(p.Classes); n++ {
+		for _, f := range p.Classes[c].Fields {
+			if p.Fields[f].Name == name {
+				return f
+			}
+		}
+		c = p.Classes[c].Super
+	}
+	return -1
+}
+
+// FindStatic returns the static named name of class c or a superclass, or -1.
+func (p *Program) FindStatic(c int32, name string) int32 {
+	for n := 0; c >= 0 && n <= len(p.Classes); n++ {
+		for i := range p.Statics {
+			if p.Statics[i].Class == c && p.Statics[i].Name == name {
+				return int32(i)
+			}
+		}
+		c = p.Classes[c].Super
+	}
+	return -1
+}
+
+// FindClass returns the index of the class named name, or -1.
+func (p *Program) FindClass(name string) int32 {
+	for i := range p.Classes {
+		if p.Classes[i].Name == name {
+			return int32(i)
+		}
+	}
+	return -1
+}

@@ -1,0 +1,340 @@
+// mcvm check and mcvm replay: model checking and counterexample reports.
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+const checkAbout = `Model checks MODEL (.mcasm or .mcb): explores every interleaving of its
+threads and every value of its choice points, stopping at the first deadlock,
+assertion or invariant violation, or uncaught exception (or, with --continue,
+counting them all). Prints a summary and the counterexample trace; --json
+prints one JSON object instead. Exit codes: 0 no error, 1 property violated,
+2 bad input or usage, 3 limit reached.`
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", "MODEL", checkAbout, stdout)
+	var mf modelFlags
+	mf.register(fs)
+	search := fs.String("search", "dfs", "search order: dfs or bfs")
+	cont := fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
+	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
+	maxDepth := fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
+	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
+	jsonOut := fs.Bool("json", false, "print exactly one JSON object with the verdict, statistics and trace")
+	trail := fs.String("trail", "", "write the counterexample to this trail `FILE` (replay it with mcvm replay)")
+	progress := fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
+	noProgress := fs.Bool("no-progress", false, "never print progress lines")
+	if done, code := parse(fs, args, stderr, 1); done {
+		return code
+	}
+	model := fs.Arg(0)
+	gran, err := mf.gran()
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	opts := explorer.Options{Continue: *cont, MaxStates: *maxStates, MaxDepth: *maxDepth, TimeLimit: *timeLimit}
+	switch *search {
+	case "dfs":
+	case "bfs":
+		opts.Order = explorer.BFS
+	default:
+		return fail(stderr, "check", fmt.Errorf("--search: want dfs or bfs, got %q", *search))
+	}
+	if *maxStates < 0 || *maxDepth < 0 || *timeLimit < 0 {
+		return fail(stderr, "check", fmt.Errorf("limits must not be negative"))
+	}
+	p, err := mf.load(model)
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: gran})
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	if (*progress || isTerminal(os.Stderr)) && !*noProgress {
+		opts.Progress = func(s explorer.Stats) { printProgress(stderr, s) }
+	}
+	res := explorer.Search(m, opts)
+
+	var steps []explorer.Step
+	var ends []threadEnd
+	if res.Fault != nil {
+		steps, _, err = explorer.Replay(m, res.Path)
+		if err != nil {
+			return fail(stderr, "check", fmt.Errorf("internal error: counterexample does not replay: %w", err))
+		}
+		ends = threadEnds(m)
+		if *trail != "" {
+			if err := writeTrail(*trail, p, gran, res.Path); err != nil {
+				return fail(stderr, "check", err)
+			}
+		}
+	}
+	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		rep.print(stdout)
+		if *trail != "" && res.Fault != nil {
+			fmt.Fprintf(stdout, "trail written to %s (replay: mcvm replay %s %s)\n", *trail, *trail, model)
+		}
+	}
+	return exitCode(res.Verdict)
+}
+
+func exitCode(v explorer.Verdict) int {
+	switch v {
+	case explorer.VerdictOK:
+		return exitOK
+	case explorer.VerdictLimit:
+		return exitLimit
+	}
+	return exitViolation
+}
+
+func writeTrail(path string, p *bytecode.Program, g vm.Granularity, trs []vm.Trans) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: g, Path: trs}); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func printProgress(w io.Writer, s explorer.Stats) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(w, "mcvm: %.1fs states %d (%.0f/s) transitions %d depth %d memory %d MiB\n",
+		s.Elapsed.Seconds(), s.States, s.StatesPerSecond(), s.Transitions, s.MaxDepth, ms.Sys>>20)
+}
+
+// threadEnd is where a thread is in the final state of a counterexample.
+type threadEnd struct {
+	Thread int32  `json:"thread"`
+	Status string `json:"status"`
+	Method string `json:"method,omitempty"`
+	Instr  string `json:"instr,omitempty"`
+	Pos    string `json:"pos,omitempty"`
+}
+
+func threadEnds(m *vm.Machine) []threadEnd {
+	p := m.Program()
+	var ends []threadEnd
+	for _, t := range m.S.Threads {
+		e := threadEnd{Thread: t.ID, Status: t.Status.String()}
+		if meth, pc := m.Where(t.ID); meth >= 0 {
+			e.Method = p.MethodName(meth)
+			e.Instr = explorer.FormatInstr(p, p.Methods[meth].Code[pc])
+			e.Pos = p.PosString(p.InstrPos(meth, pc))
+		}
+		ends = append(ends, e)
+	}
+	return ends
+}
+
+// report is what check and replay print; its JSON form is check --json.
+type report struct {
+	Model         string      `json:"model"`
+	Verdict       string      `json:"verdict"`
+	Message       string      `json:"message,omitempty"`
+	Limit         string      `json:"limit,omitempty"`
+	Granularity   string      `json:"granularity"`
+	Search        string      `json:"search"`
+	States        int64       `json:"states"`
+	Transitions   int64       `json:"transitions"`
+	Revisits      int64       `json:"revisits"`
+	MaxDepth      int         `json:"max_depth"`
+	Errors        int64       `json:"errors"`
+	Instructions  int64       `json:"instructions"`
+	ElapsedS      float64     `json:"elapsed_s"`
+	StatesPerS    float64     `json:"states_per_s"`
+	BytesPerState float64     `json:"bytes_per_state"`
+	Trace         []traceStep `json:"trace"`
+	Threads       []threadEnd `json:"threads_at_end,omitempty"`
+}
+
+type traceStep struct {
+	Step   int    `json:"step"`
+	Thread int32  `json:"thread"`
+	Method string `json:"method"`
+	PC     int32  `json:"pc"`
+	Instr  string `json:"instr"`
+	Pos    string `json:"pos"`
+	Choice *int32 `json:"choice,omitempty"`
+}
+
+func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.Order, res *explorer.Result,
+	steps []explorer.Step, ends []threadEnd) *report {
+	st := res.Stats
+	r := &report{
+		Model: model, Verdict: res.Verdict.String(), Limit: res.Limit, Granularity: g.String(), Search: o.String(),
+		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
+		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
+		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends,
+	}
+	if st.States > 0 {
+		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
+	}
+	if res.Fault != nil {
+		r.Message = faultMessage(p, res.Fault)
+	}
+	r.Trace = toTrace(steps)
+	return r
+}
+
+func toTrace(steps []explorer.Step) []traceStep {
+	out := make([]traceStep, 0, len(steps))
+	for i, s := range steps {
+		ts := traceStep{Step: i + 1, Thread: s.Thread, Method: s.Method, PC: s.PC, Instr: s.Instr, Pos: s.Pos}
+		if s.Choice >= 0 {
+			c := s.Choice
+			ts.Choice = &c
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+// faultMessage describes a fault for people: what and where.
+func faultMessage(p *bytecode.Program, f *vm.Fault) string {
+	var b strings.Builder
+	switch f.Kind {
+	case vm.FaultAssertion:
+		fmt.Fprintf(&b, "assertion violated: %s", f.Msg)
+	default:
+		b.WriteString(f.Msg)
+	}
+	if f.Method >= 0 && f.PC >= 0 {
+		fmt.Fprintf(&b, " (thread %d, %s, %s)", f.Thread, p.MethodName(f.Method), p.PosString(p.InstrPos(f.Method, f.PC)))
+	} else if f.Thread >= 0 {
+		fmt.Fprintf(&b, " (thread %d)", f.Thread)
+	}
+	return b.String()
+}
+
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "mcvm check %s\n", r.Model)
+	verdict := r.Verdict
+	if r.Limit != "" && r.Verdict == "limit" {
+		verdict += " (" + r.Limit + " limit reached; the state space was not fully explored)"
+	}
+	fmt.Fprintf(w, "verdict:     %s\n", verdict)
+	if r.Message != "" {
+		fmt.Fprintf(w, "error:       %s\n", r.Message)
+	}
+	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
+	if r.Errors > 1 || (r.Errors > 0 && r.Verdict == "ok") {
+		fmt.Fprintf(w, "errors:      %d\n", r.Errors)
+	}
+	fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
+		r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
+	printTrace(w, r.Trace, r.Threads)
+}
+
+func printTrace(w io.Writer, trace []traceStep, ends []threadEnd) {
+	if len(trace) == 0 && len(ends) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "trace (%d steps):\n", len(trace))
+	for _, s := range trace {
+		choice := ""
+		if s.Choice != nil {
+			choice = fmt.Sprintf("  [choice %d]", *s.Choice)
+		}
+		fmt.Fprintf(w, "  %3d  thread %d  %-28s %-34s %s%s\n", s.Step, s.Thread, s.Method, s.Instr, s.Pos, choice)
+	}
+	if len(ends) > 0 {
+		fmt.Fprintln(w, "threads at the end:")
+		for _, e := range ends {
+			if e.Method == "" {
+				fmt.Fprintf(w, "  thread %d  %s\n", e.Thread, e.Status)
+				continue
+			}
+			fmt.Fprintf(w, "  thread %d  %-10s at %-34s %s (%s)\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method)
+		}
+	}
+}
+
+const replayAbout = `Replays a counterexample TRAIL (written by mcvm check --trail) on MODEL and
+prints its steps and the error it reaches. The trail must belong to the same
+program (its digest is checked) and granularity. Exit code 1 when the trail
+reaches a property violation, 0 when it does not.`
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("replay", "TRAIL MODEL", replayAbout, stdout)
+	var mf modelFlags
+	fs.StringArrayVarP(&mf.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (as given to check)")
+	jsonOut := fs.Bool("json", false, "print one JSON object with the verdict and trace")
+	if done, code := parse(fs, args, stderr, 2); done {
+		return code
+	}
+	data, err := readInput(fs.Arg(0))
+	if err != nil {
+		return fail(stderr, "replay", err)
+	}
+	tr, err := explorer.ReadTrail(fs.Arg(0), data)
+	if err != nil {
+		return fail(stderr, "replay", err)
+	}
+	p, err := mf.load(fs.Arg(1))
+	if err != nil {
+		return fail(stderr, "replay", err)
+	}
+	if d := bytecode.Digest(p); d != tr.Digest {
+		return fail(stderr, "replay", fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", fs.Arg(0), tr.Digest, fs.Arg(1), d))
+	}
+	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity})
+	if err != nil {
+		return fail(stderr, "replay", err)
+	}
+	start := time.Now()
+	steps, f, err := explorer.Replay(m, tr.Path)
+	if err != nil {
+		return fail(stderr, "replay", err)
+	}
+	res := &explorer.Result{Fault: f, Path: tr.Path}
+	res.Stats.Elapsed = time.Since(start)
+	res.Stats.Transitions = int64(len(tr.Path))
+	if f != nil {
+		res.Verdict = explorer.VerdictOf(f.Kind)
+	}
+	rep := newReport(fs.Arg(1), p, tr.Granularity, explorer.DFS, res, steps, threadEnds(m))
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		fmt.Fprintf(stdout, "mcvm replay %s %s\n", fs.Arg(0), fs.Arg(1))
+		fmt.Fprintf(stdout, "verdict:     %s\n", rep.Verdict)
+		if rep.Message != "" {
+			fmt.Fprintf(stdout, "error:       %s\n", rep.Message)
+		}
+		printTrace(stdout, rep.Trace, rep.Threads)
+	}
+	if f != nil {
+		return exitViolation
+	}
+	return exitOK
+}

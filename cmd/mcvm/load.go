@@ -1,0 +1,129 @@
+// Loading models (.mcasm or .mcb), -D defines and the shared flags.
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"mcvm/asm"
+	"mcvm/bytecode"
+	"mcvm/vm"
+)
+
+// modelFlags are the flags every command that loads a model takes.
+type modelFlags struct {
+	defines     []string
+	granularity string
+}
+
+func (f *modelFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVarP(&f.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (repeatable; .mcasm models only)")
+	fs.StringVar(&f.granularity, "granularity", "transition", "transition: run thread-local instructions together up to the next scheduling point; instruction: every instruction is a transition")
+}
+
+func (f *modelFlags) gran() (vm.Granularity, error) {
+	switch f.granularity {
+	case "transition":
+		return vm.GranTransition, nil
+	case "instruction":
+		return vm.GranInstruction, nil
+	}
+	return 0, fmt.Errorf("--granularity: want transition or instruction, got %q", f.granularity)
+}
+
+// parseDefines parses NAME=VALUE pairs.
+func parseDefines(defs []string) (map[string]int64, error) {
+	if len(defs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]int64, len(defs))
+	for _, d := range defs {
+		name, val, ok := strings.Cut(d, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-D %s: want NAME=VALUE", d)
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(val), 0, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-D %s: value %q is not an integer", d, val)
+		}
+		m[name] = v
+	}
+	return m, nil
+}
+
+// load reads a model: .mcb files are decoded, anything else is assembled.
+func (f *modelFlags) load(path string) (*bytecode.Program, error) {
+	defs, err := parseDefines(f.defines)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasSuffix(path, ".mcb") {
+		if len(defs) > 0 {
+			return nil, fmt.Errorf("-D applies to .mcasm sources only; %s is already assembled", path)
+		}
+		data, err := readInput(path)
+		if err != nil {
+			return nil, err
+		}
+		p, err := bytecode.Decode(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return p, nil
+	}
+	return asm.AssembleFile(path, asm.Options{Defines: defs})
+}
+
+// maxInput bounds the size of any file mcvm reads.
+const maxInput = 256 << 20
+
+func readInput(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("%s: larger than %d MiB", path, maxInput>>20)
+	}
+	return data, nil
+}
+
+// newFlagSet makes a flag set whose --help prints the command's usage.
+func newFlagSet(name, args, about string, stdout io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: mcvm %s [flags] %s\n\n%s\n\nFlags:\n%s", name, args, about, fs.FlagUsages())
+	}
+	return fs
+}
+
+// parse parses args; it returns done with an exit code when the command
+// should stop (help was shown, or the flags were bad).
+func parse(fs *pflag.FlagSet, args []string, stderr io.Writer, nargs int) (done bool, code int) {
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return true, exitOK
+		}
+		fmt.Fprintf(stderr, "mcvm %s: %v\n", fs.Name(), err)
+		return true, exitUsage
+	}
+	if fs.NArg() != nargs {
+		fmt.Fprintf(stderr, "mcvm %s: want %d argument(s), got %d (see mcvm %s --help)\n", fs.Name(), nargs, fs.NArg(), fs.Name())
+		return true, exitUsage
+	}
+	return false, 0
+}

@@ -1,0 +1,114 @@
+// Command mcvm assembles, runs and model checks mcvm programs.
+//
+// Usage:
+//
+//	mcvm check [flags] MODEL      model check every interleaving and choice
+//	mcvm run [flags] MODEL        execute one schedule like an ordinary VM
+//	mcvm asm [flags] FILE.mcasm   assemble to .mcb
+//	mcvm disasm FILE              print assembly for a .mcb or .mcasm file
+//	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
+//
+// Exit codes: 0 no error, 1 property violated, 2 bad input or usage, 3
+// limit reached.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitViolation = 1
+	exitUsage     = 2
+	exitLimit     = 3
+)
+
+// errUsage marks errors that are the user's; main prints them and exits 2.
+var errUsage = errors.New("usage")
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"check", "model check a program: every interleaving and data choice", runCheck},
+		{"run", "execute one schedule of a program, like an ordinary VM", runRun},
+		{"asm", "assemble a .mcasm file to .mcb bytecode", runAsm},
+		{"disasm", "print the assembly of a .mcb (or .mcasm) file", runDisasm},
+		{"replay", "replay a counterexample trail written by check --trail", runReplay},
+		{"help", "show help for a command", runHelp},
+	}
+}
+
+func main() {
+	os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func mainArgs(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" {
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "mcvm: unknown command %q\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "mcvm is an explicit-state model checker for concurrent programs in mcvm bytecode.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: mcvm COMMAND [flags] ARGS")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'mcvm COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "Exit codes: 0 no error, 1 property violated, 2 bad input or usage, 3 limit reached.")
+}
+
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] && c.name != "help" {
+			return c.run([]string{"--help"}, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "mcvm help: unknown command %q\n", args[0])
+	return exitUsage
+}
+
+// fail prints an error for the user and returns the exit code for it.
+func fail(stderr io.Writer, cmd string, err error) int {
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		fmt.Fprintf(stderr, "mcvm %s: %s\n", cmd, msg)
+	} else {
+		fmt.Fprintf(stderr, "mcvm %s:\n%s\n", cmd, msg)
+	}
+	return exitUsage
+}

@@ -1,0 +1,151 @@
+// mcvm run, asm and disasm.
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"mcvm/bytecode"
+	"mcvm/vm"
+)
+
+const runAbout = `Executes MODEL once, like an ordinary VM, and prints the program's output
+(print, printi). The schedule is deterministic round-robin by default (each
+transition gives the next enabled thread in id order its turn, and every
+choice point takes 0); --seed picks threads and choices at random from that
+seed. Reports an assertion failure, uncaught exception or deadlock on stderr
+with exit code 1.`
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "MODEL", runAbout, stdout)
+	var mf modelFlags
+	mf.register(fs)
+	seed := fs.Int64("seed", -1, "pick a random schedule and random choices from this seed (default: deterministic round-robin, choices 0)")
+	maxSteps := fs.Int64("max-steps", 10_000_000, "stop after this many transitions (exit code 3)")
+	if done, code := parse(fs, args, stderr, 1); done {
+		return code
+	}
+	gran, err := mf.gran()
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	p, err := mf.load(fs.Arg(0))
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	m, err := vm.New(p, vm.Options{Granularity: gran, Out: out})
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	var rng *rand.Rand
+	if *seed >= 0 {
+		rng = rand.New(rand.NewPCG(uint64(*seed), 0x6d63766d))
+	}
+	var trs []vm.Trans
+	var buf []byte
+	last := int32(-1)
+	for step := int64(0); ; step++ {
+		if step >= *maxSteps {
+			out.Flush()
+			fmt.Fprintf(stderr, "mcvm run: stopped after %d transitions (--max-steps)\n", step)
+			return exitLimit
+		}
+		trs = m.Enabled(trs[:0])
+		if len(trs) == 0 {
+			out.Flush()
+			if m.Alive() {
+				fmt.Fprintf(stderr, "mcvm run: deadlock after %d transitions: no thread can run\n", step)
+				for _, e := range threadEnds(m) {
+					if e.Status != "terminated" {
+						fmt.Fprintf(stderr, "  thread %d  %-10s at %s %s (%s)\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method)
+					}
+				}
+				return exitViolation
+			}
+			return exitOK
+		}
+		tr := pick(trs, last, rng)
+		last = tr.Thread
+		if f := m.Step(tr); f != nil {
+			out.Flush()
+			fmt.Fprintf(stderr, "mcvm run: %s\n", faultMessage(p, f))
+			return exitViolation
+		}
+		if f := m.CheckInvariants(); f != nil {
+			out.Flush()
+			fmt.Fprintf(stderr, "mcvm run: %s\n", faultMessage(p, f))
+			return exitViolation
+		}
+		if m.S.Heap.Len() > 4096 && step%1024 == 0 {
+			buf = m.Collect(buf)
+		}
+	}
+}
+
+// pick chooses the next transition: at random with rng, otherwise the
+// first transition (choice 0) of the next enabled thread after last.
+func pick(trs []vm.Trans, last int32, rng *rand.Rand) vm.Trans {
+	if rng != nil {
+		return trs[rng.IntN(len(trs))]
+	}
+	for _, tr := range trs {
+		if tr.Thread > last && tr.Choice == 0 {
+			return tr
+		}
+	}
+	return trs[0]
+}
+
+const asmAbout = `Assembles FILE.mcasm into bytecode, written to FILE.mcb (or -o). Errors are
+reported as file:line:col: message.`
+
+func runAsm(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("asm", "FILE.mcasm", asmAbout, stdout)
+	var mf modelFlags
+	fs.StringArrayVarP(&mf.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (repeatable)")
+	outPath := fs.StringP("output", "o", "", "output `FILE` (default: the input with .mcb)")
+	if done, code := parse(fs, args, stderr, 1); done {
+		return code
+	}
+	in := fs.Arg(0)
+	if strings.HasSuffix(in, ".mcb") {
+		return fail(stderr, "asm", fmt.Errorf("%s is already bytecode", in))
+	}
+	p, err := mf.load(in)
+	if err != nil {
+		return fail(stderr, "asm", err)
+	}
+	out := *outPath
+	if out == "" {
+		out = strings.TrimSuffix(in, ".mcasm") + ".mcb"
+	}
+	if err := os.WriteFile(out, bytecode.Encode(p), 0o644); err != nil {
+		return fail(stderr, "asm", err)
+	}
+	return exitOK
+}
+
+const disasmAbout = `Prints the assembly of FILE (.mcb bytecode, or .mcasm, which is assembled
+first). The output assembles back to the same bytecode.`
+
+func runDisasm(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("disasm", "FILE", disasmAbout, stdout)
+	var mf modelFlags
+	fs.StringArrayVarP(&mf.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (.mcasm input only)")
+	if done, code := parse(fs, args, stderr, 1); done {
+		return code
+	}
+	p, err := mf.load(fs.Arg(0))
+	if err != nil {
+		return fail(stderr, "disasm", err)
+	}
+	io.WriteString(stdout, bytecode.Disassemble(p))
+	return exitOK
+}

@@ -1,0 +1,367 @@
+// Search: stateful depth-first and breadth-first exploration with an exact visited set.
+
+package explorer
+
+import (
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"mcvm/vm"
+)
+
+// Order is the search order.
+type Order uint8
+
+// Search orders.
+const (
+	DFS Order = iota
+	BFS
+)
+
+func (o Order) String() string {
+	if o == BFS {
+		return "bfs"
+	}
+	return "dfs"
+}
+
+// Verdict is the outcome of a search.
+type Verdict uint8
+
+// Verdicts.
+const (
+	VerdictOK Verdict = iota
+	VerdictDeadlock
+	VerdictAssertion
+	VerdictInvariant
+	VerdictException
+	VerdictLimit
+)
+
+var verdictNames = [...]string{"ok", "deadlock", "assertion", "invariant", "exception", "limit"}
+
+func (v Verdict) String() string { return verdictNames[v] }
+
+// VerdictOf maps a fault kind to its verdict.
+func VerdictOf(k vm.FaultKind) Verdict {
+	switch k {
+	case vm.FaultAssertion:
+		return VerdictAssertion
+	case vm.FaultInvariant:
+		return VerdictInvariant
+	case vm.FaultDeadlock:
+		return VerdictDeadlock
+	default:
+		return VerdictException
+	}
+}
+
+// Options configures a search. The zero value is a depth-first search that
+// stops at the first error, with no limits.
+type Options struct {
+	Order    Order
+	Continue bool // explore everything and count errors instead of stopping at the first
+	// MaxStates, MaxDepth and TimeLimit end the search with VerdictLimit
+	// when reached; zero means no limit.
+	MaxStates int
+	MaxDepth  int
+	TimeLimit time.Duration
+	// Progress, if set, is called about every ProgressEvery (default 5s).
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+	// OnState, if set, is called with each new state's id and fingerprint.
+	OnState func(id int32, fp uint64)
+}
+
+// Stats are a search's figures.
+type Stats struct {
+	States       int64 // distinct states stored
+	Transitions  int64 // transitions executed
+	Revisits     int64 // transitions that reached a stored state
+	MaxDepth     int
+	Errors       int64
+	Instructions int64
+	StoreBytes   int64
+	Elapsed      time.Duration
+}
+
+// StatesPerSecond is States divided by Elapsed.
+func (s Stats) StatesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.States) / s.Elapsed.Seconds()
+}
+
+// Result is the outcome of a search. Path leads from the initial state to
+// the first error found (or is empty); Fault describes that error.
+type Result struct {
+	Verdict Verdict
+	Stats   Stats
+	Fault   *vm.Fault
+	Path    []vm.Trans
+	// Limit names the limit that ended the search: "states", "depth" or "time".
+	Limit string
+}
+
+// Search explores the state space of the machine's program from its
+// initial state.
+func Search(m *vm.Machine, opts Options) *Result {
+	s := &search{m: m, opts: opts, store: NewStore(), start: time.Now(), loaded: -1}
+	if s.opts.ProgressEvery <= 0 {
+		s.opts.ProgressEvery = 5 * time.Second
+	}
+	s.nextProgress = s.start.Add(s.opts.ProgressEvery)
+	m.Init()
+	if opts.Order == BFS {
+		s.bfs()
+	} else {
+		s.dfs()
+	}
+	s.stats.States = int64(s.store.Len())
+	s.stats.StoreBytes = s.store.Bytes()
+	s.stats.Elapsed = time.Since(s.start)
+	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit}
+	switch {
+	case s.fault != nil:
+		r.Verdict = VerdictOf(s.fault.Kind)
+	case s.limit != "":
+		r.Verdict = VerdictLimit
+	}
+	return r
+}
+
+type search struct {
+	m     *vm.Machine
+	opts  Options
+	store *Store
+	stats Stats
+	start time.Time
+
+	enc    []byte
+	trans  []vm.Trans
+	loaded int32 // the stored state the machine holds unchanged, or -1
+
+	stack  []frame    // DFS
+	parent []int32    // BFS: state -> parent state
+	via    []vm.Trans // BFS: state -> transition from its parent
+	depth  []int32    // BFS: state -> depth
+	expand []bool     // BFS: state -> to be expanded
+	level  []vm.Trans // BFS: the transitions of the state being expanded
+
+	fault *vm.Fault
+	path  []vm.Trans
+	limit string
+	stop  bool
+
+	nextProgress time.Time
+	checks       int
+}
+
+// visit stores the machine's current state and returns its id and whether
+// it is new.
+func (s *search) visit() (int32, bool) {
+	s.enc = s.m.Encode(s.enc[:0])
+	fp := xxhash.Sum64(s.enc)
+	id, isNew := s.store.Add(s.enc, fp)
+	if isNew && s.opts.OnState != nil {
+		s.opts.OnState(id, fp)
+	}
+	return id, isNew
+}
+
+// pathTo returns the transitions from the initial state to the current
+// one: in DFS the stack's, in BFS state id's ancestry followed by last.
+func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
+	var p []vm.Trans
+	if s.opts.Order == DFS {
+		for i := range s.stack {
+			p = append(p, s.trans[s.stack[i].next-1])
+		}
+		return p
+	}
+	if last != nil {
+		p = append(p, *last)
+	}
+	for ; id > 0; id = s.parent[id] {
+		p = append(p, s.via[id])
+	}
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// record notes an error found at the end of the path to state id (then
+// transition last, if not nil).
+func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
+	s.stats.Errors++
+	if s.fault == nil {
+		c := *f
+		s.fault = &c
+		s.path = s.pathTo(id, last)
+	}
+	if !s.opts.Continue {
+		s.stop = true
+	}
+}
+
+// check evaluates the properties of new state id and appends its enabled
+// transitions to s.trans; deadlocks and invariant violations are recorded
+// as errors, and then the state is not expanded.
+func (s *search) check(id int32) (expand bool) {
+	if f := s.m.CheckInvariants(); f != nil {
+		s.record(f, id, nil)
+		return false
+	}
+	n := len(s.trans)
+	s.trans = s.m.Enabled(s.trans)
+	if len(s.trans) == n && s.m.Alive() {
+		s.record(&vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, id, nil)
+		return false
+	}
+	return true
+}
+
+// tick handles limits and progress; it returns true when the search must stop.
+func (s *search) tick() bool {
+	if s.stop {
+		return true
+	}
+	if s.opts.MaxStates > 0 && s.store.Len() >= s.opts.MaxStates {
+		s.limit = "states"
+		return true
+	}
+	s.checks++
+	if s.checks&1023 != 0 {
+		return false
+	}
+	now := time.Now()
+	if s.opts.TimeLimit > 0 && now.Sub(s.start) >= s.opts.TimeLimit {
+		s.limit = "time"
+		return true
+	}
+	if s.opts.Progress != nil && now.After(s.nextProgress) {
+		s.nextProgress = now.Add(s.opts.ProgressEvery)
+		st := s.stats
+		st.States = int64(s.store.Len())
+		st.StoreBytes = s.store.Bytes()
+		st.Elapsed = now.Sub(s.start)
+		s.opts.Progress(st)
+	}
+	return false
+}
+
+// step executes one transition from stored state id and counts it.
+func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
+	if s.loaded != id {
+		s.m.Decode(s.store.Get(id))
+	}
+	s.loaded = -1
+	f := s.m.Step(tr)
+	s.stats.Transitions++
+	s.stats.Instructions += int64(s.m.Executed())
+	return f
+}
+
+type frame struct {
+	id         int32
+	start, end int32 // its transitions: s.trans[start:end]
+	next       int32
+}
+
+func (s *search) dfs() {
+	id, _ := s.visit()
+	if !s.check(id) {
+		return
+	}
+	s.loaded = id
+	s.stack = append(s.stack, frame{id: id, start: 0, end: int32(len(s.trans))})
+	for len(s.stack) > 0 {
+		if s.tick() {
+			return
+		}
+		top := &s.stack[len(s.stack)-1]
+		if top.next == top.end {
+			s.trans = s.trans[:top.start]
+			s.stack = s.stack[:len(s.stack)-1]
+			continue
+		}
+		tr := s.trans[top.next]
+		top.next++
+		if f := s.step(top.id, tr); f != nil {
+			s.record(f, -1, nil)
+			continue
+		}
+		nid, isNew := s.visit()
+		if !isNew {
+			s.stats.Revisits++
+			continue
+		}
+		depth := len(s.stack)
+		if depth > s.stats.MaxDepth {
+			s.stats.MaxDepth = depth
+		}
+		start := int32(len(s.trans))
+		if !s.check(nid) {
+			s.trans = s.trans[:start]
+			continue
+		}
+		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
+			if len(s.trans) > int(start) {
+				s.limit = "depth"
+			}
+			s.trans = s.trans[:start]
+			continue
+		}
+		s.loaded = nid
+		s.stack = append(s.stack, frame{id: nid, start: start, end: int32(len(s.trans)), next: start})
+	}
+}
+
+func (s *search) bfs() {
+	id, _ := s.visit()
+	s.parent, s.via, s.depth = append(s.parent, -1), append(s.via, vm.Trans{}), append(s.depth, 0)
+	s.expand = append(s.expand, s.check(id))
+	s.loaded = id
+	for cur := int32(0); int(cur) < s.store.Len(); cur++ {
+		if !s.expand[cur] {
+			continue
+		}
+		if s.loaded != cur {
+			s.m.Decode(s.store.Get(cur))
+			s.loaded = cur
+		}
+		s.level = s.m.Enabled(s.level[:0])
+		for i := range s.level {
+			if s.tick() {
+				return
+			}
+			tr := s.level[i]
+			if f := s.step(cur, tr); f != nil {
+				s.record(f, cur, &tr)
+				continue
+			}
+			nid, isNew := s.visit()
+			if !isNew {
+				s.stats.Revisits++
+				continue
+			}
+			d := s.depth[cur] + 1
+			s.parent, s.via, s.depth = append(s.parent, cur), append(s.via, tr), append(s.depth, d)
+			if int(d) > s.stats.MaxDepth {
+				s.stats.MaxDepth = int(d)
+			}
+			s.trans = s.trans[:0]
+			ok := s.check(nid)
+			if ok && s.opts.MaxDepth > 0 && int(d) >= s.opts.MaxDepth {
+				if len(s.trans) > 0 {
+					s.limit = "depth"
+				}
+				ok = false
+			}
+			s.expand = append(s.expand, ok)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+// Traces: replaying a path into readable steps, and the trail file format.
+//
+// Trail grammar (text, one item per line; '#' starts a comment line):
+//
+//	trail   = "mcvm-trail 1" NL
+//	          "program" SP digest NL        (16 lowercase hex digits: bytecode.Digest)
+//	          "granularity" SP ("transition" | "instruction") NL
+//	          { thread SP choice NL }       (decimal integers, one line per transition)
+
+package explorer
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"mcvm/bytecode"
+	"mcvm/vm"
+)
+
+// Step is one transition of a counterexample, for people.
+type Step struct {
+	Thread  int32
+	Method  string // Class.method, or "" for a thread with no frame
+	PC      int32
+	Instr   string // the first instruction of the transition, with operands
+	Pos     string // its source position file:line:col
+	Choice  int32  // the value taken at a choice point, or -1
+	Choices int32  // how many values the choice point had (1 when none)
+	Resume  bool   // a notified thread reacquiring its monitor after wait
+}
+
+// ErrReplay is wrapped by errors of Replay: the path does not fit the program.
+var ErrReplay = errors.New("trail does not replay")
+
+// Replay runs path from the initial state and returns its steps and the
+// fault at its end: the fault of the last transition, or, checked in the
+// final state as the search does, an invariant violation or deadlock.
+func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
+	p := m.Program()
+	m.Init()
+	var steps []Step
+	var buf []vm.Trans
+	for i, tr := range path {
+		buf = m.Enabled(buf[:0])
+		n := int32(0)
+		ok := false
+		for _, e := range buf {
+			if e.Thread == tr.Thread {
+				n++
+				ok = ok || e == tr
+			}
+		}
+		if !ok {
+			return steps, nil, fmt.Errorf("%w: step %d: thread %d with choice %d is not enabled", ErrReplay, i+1, tr.Thread, tr.Choice)
+		}
+		st := Step{Thread: tr.Thread, Choice: -1, Choices: n}
+		if meth, pc := m.Where(tr.Thread); meth >= 0 {
+			in := p.Methods[meth].Code[pc]
+			st.Method, st.PC = p.MethodName(meth), pc
+			st.Instr = FormatInstr(p, in)
+			st.Pos = p.PosString(p.InstrPos(meth, pc))
+			if in.Op.Is(bytecode.FlagChoice) {
+				st.Choice = tr.Choice
+			}
+		}
+		st.Resume = m.S.Threads[tr.Thread].Status == vm.StatusNotified
+		if st.Resume {
+			st.Instr, st.Choice = "(reacquire monitor after wait)", -1
+		}
+		steps = append(steps, st)
+		if f := m.Step(tr); f != nil {
+			if i != len(path)-1 {
+				return steps, nil, fmt.Errorf("%w: step %d faults before the end of the trail", ErrReplay, i+1)
+			}
+			c := *f
+			return steps, &c, nil
+		}
+	}
+	if f := m.CheckInvariants(); f != nil {
+		c := *f
+		return steps, &c, nil
+	}
+	if len(m.Enabled(buf[:0])) == 0 && m.Alive() {
+		return steps, &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, nil
+	}
+	return steps, nil, nil
+}
+
+// FormatInstr renders an instruction with symbolic operands, as in assembly.
+func FormatInstr(p *bytecode.Program, in bytecode.Instr) string {
+	info := in.Op.Info()
+	name := in.Op.String()
+	switch info.Operand {
+	case bytecode.OperandInt, bytecode.OperandLocal, bytecode.OperandCount:
+		return name + " " + strconv.FormatInt(in.A, 10)
+	case bytecode.OperandLocInt:
+		return name + " " + strconv.FormatInt(in.A, 10) + " " + strconv.FormatInt(in.B, 10)
+	case bytecode.OperandLabel:
+		return name + " @" + strconv.FormatInt(in.A, 10)
+	case bytecode.OperandClass:
+		return name + " " + p.Classes[in.A].Name
+	case bytecode.OperandField:
+		return name + " " + p.FieldName(int32(in.A))
+	case bytecode.OperandStatic:
+		return name + " " + p.StaticName(int32(in.A))
+	case bytecode.OperandMethod:
+		return name + " " + p.MethodName(int32(in.A))
+	case bytecode.OperandString:
+		return name + " " + strconv.Quote(p.Strings[in.A])
+	}
+	return name
+}
+
+// Trail is a path with the program and granularity it belongs to.
+type Trail struct {
+	Digest      uint64
+	Granularity vm.Granularity
+	Path        []vm.Trans
+}
+
+// WriteTrail writes t in the trail format.
+func WriteTrail(w io.Writer, t *Trail) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "mcvm-trail 1\nprogram %016x\ngranularity %s\n", t.Digest, t.Granularity)
+	for _, tr := range t.Path {
+		fmt.Fprintf(bw, "%d %d\n", tr.Thread, tr.Choice)
+	}
+	return bw.Flush()
+}
+
+// MaxTrailSteps bounds the length of a trail that ReadTrail accepts.
+const MaxTrailSteps = 1 << 24
+
+// ReadTrail parses a trail; errors name file:line:col.
+func ReadTrail(name string, data []byte) (*Trail, error) {
+	t := &Trail{}
+	lines := bytes.Split(data, []byte("\n"))
+	errf := func(line, col int, format string, args ...any) error {
+		return fmt.Errorf("%s:%d:%d: %s", name, line, col, fmt.Sprintf(format, args...))
+	}
+	header := 0
+	for i, raw := range lines {
+		ln := i + 1
+		s := strings.TrimRight(string(raw), "\r")
+		trimmed := strings.TrimSpace(s)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		col := strings.Index(s, trimmed) + 1
+		fields := strings.Fields(trimmed)
+		switch header {
+		case 0:
+			if len(fields) != 2 || fields[0] != "mcvm-trail" {
+				return nil, errf(ln, col, "not an mcvm trail file (want \"mcvm-trail 1\")")
+			}
+			if fields[1] != "1" {
+				return nil, errf(ln, col, "trail format version %q, this mcvm reads version 1", fields[1])
+			}
+			header++
+			continue
+		case 1:
+			if len(fields) != 2 || fields[0] != "program" {
+				return nil, errf(ln, col, "want \"program DIGEST\"")
+			}
+			d, err := strconv.ParseUint(fields[1], 16, 64)
+			if err != nil {
+				return nil, errf(ln, col, "bad program digest %q", fields[1])
+			}
+			t.Digest = d
+			header++
+			continue
+		case 2:
+			if len(fields) != 2 || fields[0] != "granularity" {
+				return nil, errf(ln, col, "want \"granularity transition|instruction\"")
+			}
+			switch fields[1] {
+			case "transition":
+				t.Granularity = vm.GranTransition
+			case "instruction":
+				t.Granularity = vm.GranInstruction
+			default:
+				return nil, errf(ln, col, "unknown granularity %q", fields[1])
+			}
+			header++
+			continue
+		}
+		if len(fields) != 2 {
+			return nil, errf(ln, col, "want \"THREAD CHOICE\", got %q", trimmed)
+		}
+		th, err1 := strconv.ParseInt(fields[0], 10, 32)
+		ch, err2 := strconv.ParseInt(fields[1], 10, 32)
+		if err1 != nil || err2 != nil || th < 0 || ch < 0 {
+			return nil, errf(ln, col, "bad step %q: want two non-negative integers", trimmed)
+		}
+		if len(t.Path) >= MaxTrailSteps {
+			return nil, errf(ln, col, "trail longer than %d steps", MaxTrailSteps)
+		}
+		t.Path = append(t.Path, vm.Trans{Thread: int32(th), Choice: int32(ch)})
+	}
+	if header < 3 {
+		return nil, fmt.Errorf("%s: incomplete trail header", name)
+	}
+	return t, nil
+}

@@ -1,0 +1,8 @@
+module mcvm
+
+go 1.26.8
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+)

@@ -1,0 +1,182 @@
+// Canonicalisation and garbage collection: the one place objects are renumbered.
+
+package heap
+
+import "encoding/binary"
+
+// Canon renumbers the objects reachable from an ordered list of roots:
+// roots get numbers 1, 2, ... in the order they are first given, then the
+// objects they reach in breadth-first order, each object's reference slots
+// visited in slot order. The numbering therefore depends only on the
+// logical contents of the state, not on allocation order, and objects that
+// are not reached (garbage) get no number and are dropped by EncodeObjects.
+// A Canon is reused across states; it allocates only when a heap grows.
+type Canon struct {
+	ids   []Ref // old ref -> new ref, 0 when not reached
+	order []Ref // new ref - 1 -> old ref
+}
+
+// Reset prepares c for heap h.
+func (c *Canon) Reset(h *Heap) {
+	n := len(h.Objs) + 1
+	if cap(c.ids) < n {
+		c.ids = make([]Ref, n, 2*n)
+	} else {
+		c.ids = c.ids[:n]
+		clear(c.ids)
+	}
+	c.order = c.order[:0]
+}
+
+// Root numbers r, if not yet numbered, and returns its new reference.
+func (c *Canon) Root(r Ref) Ref {
+	if r == Null {
+		return Null
+	}
+	if id := c.ids[r]; id != 0 {
+		return id
+	}
+	c.order = append(c.order, r)
+	id := Ref(len(c.order))
+	c.ids[r] = id
+	return id
+}
+
+// Close numbers everything reachable from the roots given so far.
+func (c *Canon) Close(h *Heap, l *Layout) {
+	for i := 0; i < len(c.order); i++ {
+		o := &h.Objs[c.order[i]-1]
+		slots := h.Data[o.Off : o.Off+o.Len]
+		switch o.Kind {
+		case KindRefArray:
+			for _, s := range slots {
+				c.Root(Ref(s))
+			}
+		case KindObject:
+			refs := l.slots[o.Class]
+			for j, s := range slots {
+				if refs[j] {
+					c.Root(Ref(s))
+				}
+			}
+		}
+	}
+}
+
+// Map returns the new reference of r (Null if r was not reached).
+func (c *Canon) Map(r Ref) Ref { return c.ids[r] }
+
+// Live returns the number of reachable objects.
+func (c *Canon) Live() int { return len(c.order) }
+
+// EncodeObjects appends the reachable objects in their new order:
+//
+//	objects = count { tag:uvarint owner:uvarint [count:uvarint] [len:uvarint] slots }
+//
+// tag is 0 for an int array, 1 for a reference array, class+2 for an
+// object; count follows only a non-zero owner; len only for arrays; int
+// slots are zig-zag varints and reference slots uvarints of new references.
+func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
+	b = binary.AppendUvarint(b, uint64(len(c.order)))
+	for _, r := range c.order {
+		o := &h.Objs[r-1]
+		slots := h.Data[o.Off : o.Off+o.Len]
+		switch o.Kind {
+		case KindIntArray:
+			b = append(b, 0)
+		case KindRefArray:
+			b = append(b, 1)
+		default:
+			b = binary.AppendUvarint(b, uint64(o.Class)+2)
+		}
+		b = binary.AppendUvarint(b, uint64(o.Owner))
+		if o.Owner != 0 {
+			b = binary.AppendUvarint(b, uint64(o.Count))
+		}
+		switch o.Kind {
+		case KindIntArray:
+			b = binary.AppendUvarint(b, uint64(len(slots)))
+			for _, s := range slots {
+				b = binary.AppendVarint(b, s)
+			}
+		case KindRefArray:
+			b = binary.AppendUvarint(b, uint64(len(slots)))
+			for _, s := range slots {
+				b = binary.AppendUvarint(b, uint64(c.ids[s]))
+			}
+		default:
+			refs := l.slots[o.Class]
+			for j, s := range slots {
+				if refs[j] {
+					b = binary.AppendUvarint(b, uint64(c.ids[s]))
+				} else {
+					b = binary.AppendVarint(b, s)
+				}
+			}
+		}
+	}
+	return b
+}
+
+// DecodeObjects replaces h's contents with the objects encoded at b[off:]
+// by EncodeObjects and returns the offset after them. The input must come
+// from EncodeObjects with the same layout.
+func DecodeObjects(b []byte, off int, h *Heap, l *Layout) int {
+	h.Reset()
+	n, k := binary.Uvarint(b[off:])
+	off += k
+	for i := uint64(0); i < n; i++ {
+		tag, k := binary.Uvarint(b[off:])
+		off += k
+		owner, k := binary.Uvarint(b[off:])
+		off += k
+		var count uint64
+		if owner != 0 {
+			count, k = binary.Uvarint(b[off:])
+			off += k
+		}
+		var r Ref
+		switch tag {
+		case 0, 1:
+			ln, k := binary.Uvarint(b[off:])
+			off += k
+			kind := KindIntArray
+			if tag == 1 {
+				kind = KindRefArray
+			}
+			r = h.alloc(-1, kind, int(ln))
+			slots := h.Slots(r)
+			for j := range slots {
+				if tag == 0 {
+					v, k := binary.Varint(b[off:])
+					off += k
+					slots[j] = v
+				} else {
+					v, k := binary.Uvarint(b[off:])
+					off += k
+					slots[j] = int64(v)
+				}
+			}
+		default:
+			class := int32(tag - 2)
+			r = h.alloc(class, KindObject, l.Slots(class))
+			slots := h.Slots(r)
+			refs := l.slots[class]
+			for j := range slots {
+				if refs[j] {
+					v, k := binary.Uvarint(b[off:])
+					off += k
+					slots[j] = int64(v)
+				} else {
+					v, k := binary.Varint(b[off:])
+					off += k
+					slots[j] = v
+				}
+			}
+		}
+		o := h.Obj(r)
+		o.Owner = int32(owner)
+		o.Count = int32(count)
+	}
+	return off
+}

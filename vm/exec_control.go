@@ -1,0 +1,329 @@
+// Executors for branches, calls, returns, exceptions and properties.
+
+package vm
+
+import (
+	"io"
+	"strconv"
+
+	"mcvm/bytecode"
+	"mcvm/heap"
+)
+
+func execGoto(m *Machine, t *Thread, o *op) bool { t.top().PC = int32(o.a); return true }
+
+// branch1 pops one int and jumps when cond holds.
+func branch1(cond func(a int64) bool) func(m *Machine, t *Thread, o *op) bool {
+	return func(m *Machine, t *Thread, o *op) bool {
+		v := t.pop()
+		if v.Ref {
+			return m.typeError(t, "%s of a reference (use ifnull or ifnonnull)", o.in.Op)
+		}
+		f := t.top()
+		if cond(v.I) {
+			f.PC = int32(o.a)
+		} else {
+			f.PC++
+		}
+		return true
+	}
+}
+
+// branch2 pops two ints and jumps when cond holds.
+func branch2(cond func(a, b int64) bool) func(m *Machine, t *Thread, o *op) bool {
+	return func(m *Machine, t *Thread, o *op) bool {
+		a, b, ok := m.ints(t)
+		if !ok {
+			return false
+		}
+		f := t.top()
+		if cond(a, b) {
+			f.PC = int32(o.a)
+		} else {
+			f.PC++
+		}
+		return true
+	}
+}
+
+var (
+	execIfz  = branch1(func(a int64) bool { return a == 0 })
+	execIfnz = branch1(func(a int64) bool { return a != 0 })
+	execIflt = branch2(func(a, b int64) bool { return a < b })
+	execIfle = branch2(func(a, b int64) bool { return a <= b })
+	execIfgt = branch2(func(a, b int64) bool { return a > b })
+	execIfge = branch2(func(a, b int64) bool { return a >= b })
+)
+
+func execIfeq(m *Machine, t *Thread, o *op) bool {
+	eq, ok := m.equal(t, o)
+	if !ok {
+		return false
+	}
+	f := t.top()
+	if eq {
+		f.PC = int32(o.a)
+	} else {
+		f.PC++
+	}
+	return true
+}
+
+func execIfne(m *Machine, t *Thread, o *op) bool {
+	eq, ok := m.equal(t, o)
+	if !ok {
+		return false
+	}
+	f := t.top()
+	if !eq {
+		f.PC = int32(o.a)
+	} else {
+		f.PC++
+	}
+	return true
+}
+
+func execIfnull(m *Machine, t *Thread, o *op) bool {
+	v := t.pop()
+	if !v.Ref {
+		return m.typeError(t, "ifnull of an int")
+	}
+	f := t.top()
+	if v.I == 0 {
+		f.PC = int32(o.a)
+	} else {
+		f.PC++
+	}
+	return true
+}
+
+func execIfnonnull(m *Machine, t *Thread, o *op) bool {
+	v := t.pop()
+	if !v.Ref {
+		return m.typeError(t, "ifnonnull of an int")
+	}
+	f := t.top()
+	if v.I != 0 {
+		f.PC = int32(o.a)
+	} else {
+		f.PC++
+	}
+	return true
+}
+
+func execInvokestatic(m *Machine, t *Thread, o *op) bool { return m.invoke(t, int32(o.a)) }
+
+func execInvokevirtual(m *Machine, t *Thread, o *op) bool {
+	args := int(m.prog.Methods[o.a].Args)
+	v := t.Stack[len(t.Stack)-args]
+	if !v.Ref {
+		return m.typeError(t, "invokevirtual on an int receiver")
+	}
+	if v.I == 0 {
+		return m.throwNew(t, bytecode.ClassNullPointer)
+	}
+	target := m.callee(t, o)
+	if target < 0 {
+		return m.typeError(t, "receiver has no method %s", m.prog.MethodName(int32(o.a)))
+	}
+	return m.invoke(t, target)
+}
+
+// invoke pushes a frame for method mi whose arguments are on t's stack,
+// acquiring the receiver's monitor for a synchronized method.
+func (m *Machine) invoke(t *Thread, mi int32) bool {
+	callee := &m.prog.Methods[mi]
+	base := int32(len(t.Stack)) - callee.Args
+	if len(t.Frames) >= MaxFrames || len(t.Stack) > MaxSlots/MaxThreads {
+		return m.throwNew(t, bytecode.ClassStackOverflow)
+	}
+	var lock heap.Ref
+	if callee.Sync() {
+		v := t.Stack[base]
+		if !v.Ref {
+			return m.typeError(t, "synchronized call on an int receiver")
+		}
+		lock = heap.Ref(v.I)
+		if lock == heap.Null {
+			return m.throwNew(t, bytecode.ClassNullPointer)
+		}
+		o := m.S.Heap.Obj(lock)
+		if o.Owner != 0 && o.Owner != t.ID+1 {
+			return false // not enabled: the scheduler does not pick it
+		}
+		o.Owner = t.ID + 1
+		o.Count++
+	}
+	t.Frames = append(t.Frames, Frame{Method: mi, Base: base, Lock: lock})
+	for i := callee.Args; i < callee.Locals; i++ {
+		t.Stack = append(t.Stack, Value{})
+	}
+	return true
+}
+
+// popFrame leaves the top frame, releasing a synchronized method's monitor.
+func (m *Machine) popFrame(t *Thread) bool {
+	f := t.top()
+	if f.Lock != heap.Null {
+		o := m.S.Heap.Obj(f.Lock)
+		if o.Owner != t.ID+1 {
+			return m.throwNew(t, bytecode.ClassIllegalMonitorState)
+		}
+		if o.Count--; o.Count == 0 {
+			o.Owner = 0
+		}
+	}
+	t.Stack = t.Stack[:f.Base]
+	t.Frames = t.Frames[:len(t.Frames)-1]
+	return true
+}
+
+func execReturn(m *Machine, t *Thread, o *op) bool {
+	if !m.popFrame(t) {
+		return false
+	}
+	if len(t.Frames) == 0 {
+		m.endThread(t, Value{})
+		return false
+	}
+	t.top().PC++
+	return true
+}
+
+func execRetval(m *Machine, t *Thread, o *op) bool {
+	v := t.Stack[len(t.Stack)-1]
+	if !m.popFrame(t) {
+		return false
+	}
+	if len(t.Frames) == 0 {
+		m.endThread(t, v)
+		return false
+	}
+	t.Stack = append(t.Stack, v)
+	t.top().PC++
+	return true
+}
+
+func (m *Machine) endThread(t *Thread, v Value) {
+	t.Status = StatusTerminated
+	t.Stack = t.Stack[:0]
+	if m.evaling {
+		m.evalVal = v
+	}
+}
+
+func execThrow(m *Machine, t *Thread, o *op) bool {
+	v := t.pop()
+	if !v.Ref {
+		return m.typeError(t, "throw of an int")
+	}
+	if v.I == 0 {
+		return m.throwNew(t, bytecode.ClassNullPointer)
+	}
+	return m.throw(t, heap.Ref(v.I))
+}
+
+// throwNew throws a new instance of a built-in exception class.
+func (m *Machine) throwNew(t *Thread, class int32) bool {
+	if m.evaling {
+		m.setFault(t, FaultInvariant, class, "throws "+m.prog.Classes[class].Name)
+		return false
+	}
+	return m.throw(t, m.S.Heap.New(m.layout, class))
+}
+
+// throw unwinds t's frames to the first handler matching r's class; with
+// none, the thread ends and the exception is reported.
+func (m *Machine) throw(t *Thread, r heap.Ref) bool {
+	obj := m.S.Heap.Obj(r)
+	class := obj.Class
+	if m.evaling {
+		m.setFault(t, FaultInvariant, class, "throws "+m.className(class))
+		return false
+	}
+	f := t.top()
+	m.throwM, m.throwPC = f.Method, f.PC
+	for len(t.Frames) > 0 {
+		f := t.top()
+		meth := &m.prog.Methods[f.Method]
+		for _, h := range meth.Handlers {
+			if f.PC < h.Start || f.PC >= h.End {
+				continue
+			}
+			if h.Class >= 0 && (obj.Kind != heap.KindObject || !m.sub[int(class)*m.nclasses+int(h.Class)]) {
+				continue
+			}
+			t.Stack = append(t.Stack[:f.Base+meth.Locals], Value{I: int64(r), Ref: true})
+			f.PC = h.Target
+			return true
+		}
+		if len(t.Frames) == 1 {
+			break
+		}
+		if !m.popFrame(t) {
+			return false // the release threw; that exception was handled or reported
+		}
+	}
+	m.fault = Fault{Kind: FaultException, Thread: t.ID, Method: m.throwM, PC: m.throwPC, Class: class,
+		Msg: "uncaught " + m.className(class)}
+	m.faulted = true
+	if f := t.top(); f.Lock != heap.Null {
+		if o := m.S.Heap.Obj(f.Lock); o.Owner == t.ID+1 {
+			if o.Count--; o.Count == 0 {
+				o.Owner = 0
+			}
+		}
+	}
+	t.Frames = t.Frames[:0]
+	t.Stack = t.Stack[:0]
+	t.Status = StatusTerminated
+	return false
+}
+
+func (m *Machine) className(c int32) string {
+	if c < 0 {
+		return "array"
+	}
+	return m.prog.Classes[c].Name
+}
+
+func execAssert(m *Machine, t *Thread, o *op) bool {
+	v := t.pop()
+	if v.Ref {
+		return m.typeError(t, "assert of a reference")
+	}
+	if v.I == 0 {
+		t.Stack = append(t.Stack, v) // the state stays as it was before the assert
+		m.setFault(t, FaultAssertion, -1, m.prog.Strings[o.a])
+		return false
+	}
+	t.top().PC++
+	return true
+}
+
+func execPrint(m *Machine, t *Thread, o *op) bool {
+	if m.opts.Out != nil {
+		io.WriteString(m.opts.Out, m.prog.Strings[o.a])
+	}
+	t.top().PC++
+	return true
+}
+
+func execPrinti(m *Machine, t *Thread, o *op) bool {
+	v := t.pop()
+	if v.Ref {
+		return m.typeError(t, "printi of a reference")
+	}
+	if m.opts.Out != nil {
+		m.numBuf = strconv.AppendInt(m.numBuf[:0], v.I, 10)
+		m.opts.Out.Write(m.numBuf)
+	}
+	t.top().PC++
+	return true
+}
+
+func execChoose(m *Machine, t *Thread, o *op) bool {
+	t.Stack = append(t.Stack, Value{I: int64(m.choice)})
+	t.top().PC++
+	return true
+}

@@ -1,0 +1,158 @@
+// Executors for threads, monitors, wait and notify.
+
+package vm
+
+import (
+	"mcvm/bytecode"
+	"mcvm/heap"
+)
+
+func execNewthread(m *Machine, t *Thread, o *op) bool {
+	if len(m.S.Threads) >= MaxThreads {
+		return m.typeError(t, "thread limit of %d reached", MaxThreads)
+	}
+	callee := &m.prog.Methods[o.a]
+	u := m.newThread(int32(o.a))
+	base := len(t.Stack) - int(callee.Args)
+	u.Stack = append(u.Stack, t.Stack[base:]...)
+	for i := callee.Args; i < callee.Locals; i++ {
+		u.Stack = append(u.Stack, Value{})
+	}
+	t.Stack = append(t.Stack[:base], Value{I: int64(u.Obj), Ref: true})
+	t.top().PC++
+	return true
+}
+
+// threadArg pops a Thread object and returns its thread.
+func (m *Machine) threadArg(t *Thread) (*Thread, bool) {
+	v := t.Stack[len(t.Stack)-1]
+	if _, ok := m.object(t, v); !ok {
+		return nil, false
+	}
+	u := m.threadOf(v)
+	if u == nil {
+		m.typeError(t, "%s of an object that is not a Thread", m.next(t).in.Op)
+		return nil, false
+	}
+	t.Stack = t.Stack[:len(t.Stack)-1]
+	return u, true
+}
+
+func execStart(m *Machine, t *Thread, o *op) bool {
+	u, ok := m.threadArg(t)
+	if !ok {
+		return false
+	}
+	if u.Status != StatusNew {
+		t.Stack = append(t.Stack, Value{I: int64(u.Obj), Ref: true})
+		return m.throwNew(t, bytecode.ClassIllegalThreadState)
+	}
+	u.Status = StatusRunnable
+	t.top().PC++
+	return true
+}
+
+func execJoin(m *Machine, t *Thread, o *op) bool {
+	if _, ok := m.threadArg(t); !ok {
+		return false
+	}
+	t.top().PC++
+	return true
+}
+
+func execYield(m *Machine, t *Thread, o *op) bool { t.top().PC++; return true }
+
+func execTid(m *Machine, t *Thread, o *op) bool {
+	t.Stack = append(t.Stack, Value{I: int64(t.ID)})
+	t.top().PC++
+	return true
+}
+
+func execMonitorenter(m *Machine, t *Thread, o *op) bool {
+	r, ok := m.object(t, t.Stack[len(t.Stack)-1])
+	if !ok {
+		return false
+	}
+	obj := m.S.Heap.Obj(r)
+	if obj.Owner != 0 && obj.Owner != t.ID+1 {
+		return false // not enabled
+	}
+	obj.Owner = t.ID + 1
+	obj.Count++
+	t.Stack = t.Stack[:len(t.Stack)-1]
+	t.top().PC++
+	return true
+}
+
+// owned pops nothing; it checks that t owns the monitor of the reference on
+// top of its stack, throwing IllegalMonitorStateException otherwise.
+func (m *Machine) owned(t *Thread) (heap.Ref, *heap.Object, bool) {
+	r, ok := m.object(t, t.Stack[len(t.Stack)-1])
+	if !ok {
+		return 0, nil, false
+	}
+	obj := m.S.Heap.Obj(r)
+	if obj.Owner != t.ID+1 {
+		m.throwNew(t, bytecode.ClassIllegalMonitorState)
+		return 0, nil, false
+	}
+	t.Stack = t.Stack[:len(t.Stack)-1]
+	return r, obj, true
+}
+
+func execMonitorexit(m *Machine, t *Thread, o *op) bool {
+	_, obj, ok := m.owned(t)
+	if !ok {
+		return false
+	}
+	if obj.Count--; obj.Count == 0 {
+		obj.Owner = 0
+	}
+	t.top().PC++
+	return true
+}
+
+func execWait(m *Machine, t *Thread, o *op) bool {
+	r, obj, ok := m.owned(t)
+	if !ok {
+		return false
+	}
+	t.WaitObj, t.WaitCount = r, obj.Count
+	obj.Owner, obj.Count = 0, 0
+	t.Status = StatusWaiting
+	t.top().PC++
+	return false
+}
+
+func execNotify(m *Machine, t *Thread, o *op) bool {
+	r, _, ok := m.owned(t)
+	if !ok {
+		return false
+	}
+	k := m.choice
+	for _, u := range m.S.Threads {
+		if u.Status == StatusWaiting && u.WaitObj == r {
+			if k == 0 {
+				u.Status = StatusNotified
+				break
+			}
+			k--
+		}
+	}
+	t.top().PC++
+	return true
+}
+
+func execNotifyall(m *Machine, t *Thread, o *op) bool {
+	r, _, ok := m.owned(t)
+	if !ok {
+		return false
+	}
+	for _, u := range m.S.Threads {
+		if u.Status == StatusWaiting && u.WaitObj == r {
+			u.Status = StatusNotified
+		}
+	}
+	t.top().PC++
+	return true
+}

@@ -1,0 +1,522 @@
+// Machine: loading, enabledness, transitions, faults and invariant evaluation.
+
+package vm
+
+import (
+	"fmt"
+	"io"
+
+	"mcvm/bytecode"
+	"mcvm/heap"
+)
+
+// Granularity selects how much one transition executes.
+type Granularity uint8
+
+// Granularities.
+const (
+	// GranTransition: a thread runs from a scheduling point through all
+	// following thread-local instructions up to the next scheduling point.
+	GranTransition Granularity = iota
+	// GranInstruction: every instruction is its own transition.
+	GranInstruction
+)
+
+func (g Granularity) String() string {
+	if g == GranInstruction {
+		return "instruction"
+	}
+	return "transition"
+}
+
+// Limits of the machine. A transition that runs MaxLocalSteps thread-local
+// instructions ends there (so a local infinite loop becomes a cycle in the
+// state graph instead of a hang).
+const (
+	MaxLocalSteps = 1 << 16
+	MaxFrames     = 1 << 12
+	MaxObjects    = 1 << 22
+	MaxThreads    = 1 << 12
+	MaxSlots      = 1 << 26
+	maxEvalSteps  = 1 << 22
+)
+
+// Options configures a Machine. The zero value means transition granularity
+// and no output.
+type Options struct {
+	Granularity Granularity
+	// Out receives print and printi output; nil discards it.
+	Out io.Writer
+}
+
+// FaultKind classifies a property violation or runtime fault.
+type FaultKind uint8
+
+// Fault kinds.
+const (
+	FaultNone      FaultKind = iota
+	FaultAssertion           // assert of 0
+	FaultException           // an exception no handler caught, or a type error
+	FaultInvariant           // an invariant returned 0 (or faulted)
+	FaultDeadlock            // reported by the explorer, never by Step
+)
+
+var faultNames = [...]string{"ok", "assertion", "exception", "invariant", "deadlock"}
+
+func (k FaultKind) String() string {
+	if int(k) < len(faultNames) {
+		return faultNames[k]
+	}
+	return "?"
+}
+
+// Fault describes a violation found during a transition or an invariant
+// check: where it happened and a message for people.
+type Fault struct {
+	Kind   FaultKind
+	Thread int32
+	Method int32 // -1 when not at an instruction
+	PC     int32
+	Class  int32 // the exception's class, or -1
+	Msg    string
+}
+
+// Trans names one transition of a state: a thread and, at a choice point
+// (choose, notify), the value taken.
+type Trans struct {
+	Thread int32
+	Choice int32
+}
+
+// op is a decoded instruction: its executor and operands.
+type op struct {
+	fn    func(m *Machine, t *Thread, o *op) bool
+	a, b  int64
+	in    bytecode.Instr
+	sched bool // a scheduling point whatever the frame
+	ret   bool // a return: a scheduling point when it ends the thread
+	pure  bool // allowed in invariant evaluation
+}
+
+// Machine runs a program: it holds the active state and executes
+// transitions on it. It is not safe for concurrent use.
+type Machine struct {
+	prog       *bytecode.Program
+	layout     *heap.Layout
+	opts       Options
+	code       [][]op
+	vtab       [][]int32 // per method, per class: target of invokevirtual, -1 if none
+	sub        []bool    // sub[c*nclasses+d]: c is d or a subclass of d
+	nclasses   int
+	staticRef  []bool
+	refStatics []int
+	syncVirt   []bool // per method: some override reachable by invokevirtual is synchronized
+
+	S     State
+	pool  []*Thread
+	canon heap.Canon
+
+	fault    Fault
+	faulted  bool
+	choice   int32
+	scratch  Thread
+	evalVal  Value
+	evaling  bool
+	numBuf   []byte
+	throwM   int32
+	throwPC  int32
+	executed int // instructions executed by the last Step
+}
+
+// New prepares a machine for a verified program p (as returned by
+// asm.Assemble or bytecode.Decode) and sets its initial state.
+func New(p *bytecode.Program, opts Options) (*Machine, error) {
+	if err := bytecode.Verify(p); err != nil {
+		return nil, err
+	}
+	m := &Machine{prog: p, layout: heap.NewLayout(p), opts: opts, nclasses: len(p.Classes)}
+	nc := m.nclasses
+	m.sub = make([]bool, nc*nc)
+	for c := 0; c < nc; c++ {
+		for d := 0; d < nc; d++ {
+			m.sub[c*nc+d] = p.IsSubclass(int32(c), int32(d))
+		}
+	}
+	m.staticRef = make([]bool, len(p.Statics))
+	for i := range p.Statics {
+		if p.Statics[i].Kind == bytecode.KindRef {
+			m.staticRef[i] = true
+			m.refStatics = append(m.refStatics, i)
+		}
+	}
+	m.vtab = make([][]int32, len(p.Methods))
+	m.syncVirt = make([]bool, len(p.Methods))
+	for mi := range p.Methods {
+		mm := &p.Methods[mi]
+		if mm.Static() {
+			continue
+		}
+		m.vtab[mi] = make([]int32, nc)
+		for c := 0; c < nc; c++ {
+			m.vtab[mi][c] = -1
+			if m.sub[c*nc+int(mm.Class)] {
+				t := p.FindMethod(int32(c), mm.Name)
+				m.vtab[mi][c] = t
+				if t >= 0 && p.Methods[t].Sync() {
+					m.syncVirt[mi] = true
+				}
+			}
+		}
+	}
+	m.code = make([][]op, len(p.Methods))
+	for mi := range p.Methods {
+		m.code[mi] = m.decode(int32(mi))
+	}
+	m.Init()
+	return m, nil
+}
+
+// Program returns the machine's program.
+func (m *Machine) Program() *bytecode.Program { return m.prog }
+
+// Options returns the machine's options.
+func (m *Machine) Options() Options { return m.opts }
+
+// Init sets the initial state: statics at their initial values and thread
+// 0 about to run the entry method.
+func (m *Machine) Init() {
+	p := m.prog
+	s := &m.S
+	s.Heap.Reset()
+	s.Statics = s.Statics[:0]
+	for i := range p.Statics {
+		s.Statics = append(s.Statics, p.Statics[i].Init)
+	}
+	s.Threads = s.Threads[:0]
+	t := m.newThread(p.Entry)
+	for i := int32(0); i < p.Methods[p.Entry].Locals; i++ {
+		t.push(Value{})
+	}
+	t.Status = StatusRunnable
+}
+
+// newThread creates a thread in status new with a frame for static method
+// mi whose arguments the caller pushes onto t.Stack.
+func (m *Machine) newThread(mi int32) *Thread {
+	s := &m.S
+	t := m.thread(int32(len(s.Threads)))
+	t.Obj = s.Heap.New(m.layout, bytecode.ClassThread)
+	s.Heap.Slots(t.Obj)[0] = int64(t.ID)
+	t.Frames = append(t.Frames, Frame{Method: mi})
+	return t
+}
+
+// decode turns a method's instructions into executors, once.
+func (m *Machine) decode(mi int32) []op {
+	p := m.prog
+	meth := &p.Methods[mi]
+	ops := make([]op, len(meth.Code))
+	for pc, in := range meth.Code {
+		o := &ops[pc]
+		o.in = in
+		o.a, o.b = in.A, in.B
+		o.fn = executors[in.Op]
+		o.sched = in.Op.Is(bytecode.FlagSched)
+		o.pure = pureOps[in.Op]
+		switch in.Op {
+		case bytecode.OpInvokestatic:
+			o.sched = p.Methods[in.A].Sync()
+		case bytecode.OpInvokevirtual:
+			o.sched = m.syncVirt[in.A]
+		case bytecode.OpReturn, bytecode.OpRetval:
+			o.ret = true
+			o.sched = meth.Sync()
+		}
+		if m.opts.Granularity == GranInstruction {
+			o.sched = true
+		}
+	}
+	return ops
+}
+
+// next returns the op a thread executes next.
+func (m *Machine) next(t *Thread) *op {
+	f := t.top()
+	return &m.code[f.Method][f.PC]
+}
+
+// owns reports whether thread t could hold r's monitor now: it is free or
+// t's already.
+func (m *Machine) lockable(t *Thread, r heap.Ref) bool {
+	if !m.S.Heap.Valid(r) {
+		return true // the instruction will fault
+	}
+	o := m.S.Heap.Obj(r)
+	return o.Owner == 0 || o.Owner == t.ID+1
+}
+
+// enabled reports whether thread t can take a transition now.
+func (m *Machine) enabled(t *Thread) bool {
+	switch t.Status {
+	case StatusRunnable:
+	case StatusNotified:
+		return m.S.Heap.Obj(t.WaitObj).Owner == 0
+	default:
+		return false
+	}
+	o := m.next(t)
+	switch o.in.Op {
+	case bytecode.OpMonitorenter:
+		v := t.Stack[len(t.Stack)-1]
+		return !v.Ref || m.lockable(t, heap.Ref(v.I))
+	case bytecode.OpJoin:
+		v := t.Stack[len(t.Stack)-1]
+		if u := m.threadOf(v); u != nil {
+			return u.Status == StatusNew || u.Status == StatusTerminated
+		}
+	case bytecode.OpInvokevirtual, bytecode.OpInvokestatic:
+		callee := m.callee(t, o)
+		if callee >= 0 && m.prog.Methods[callee].Sync() {
+			v := t.Stack[len(t.Stack)-int(m.prog.Methods[callee].Args)]
+			return !v.Ref || m.lockable(t, heap.Ref(v.I))
+		}
+	}
+	return true
+}
+
+// callee resolves the target of an invoke at the top of t, or -1.
+func (m *Machine) callee(t *Thread, o *op) int32 {
+	if o.in.Op == bytecode.OpInvokestatic {
+		return int32(o.a)
+	}
+	args := int(m.prog.Methods[o.a].Args)
+	v := t.Stack[len(t.Stack)-args]
+	if !v.Ref || !m.S.Heap.Valid(heap.Ref(v.I)) {
+		return -1
+	}
+	obj := m.S.Heap.Obj(heap.Ref(v.I))
+	if obj.Kind != heap.KindObject {
+		return -1
+	}
+	return m.vtab[o.a][obj.Class]
+}
+
+// threadOf returns the thread whose Thread object v is, or nil.
+func (m *Machine) threadOf(v Value) *Thread {
+	r := heap.Ref(v.I)
+	if !v.Ref || !m.S.Heap.Valid(r) {
+		return nil
+	}
+	o := m.S.Heap.Obj(r)
+	if o.Kind != heap.KindObject || o.Class != bytecode.ClassThread {
+		return nil
+	}
+	id := m.S.Heap.Slots(r)[0]
+	if id < 0 || id >= int64(len(m.S.Threads)) {
+		return nil
+	}
+	return m.S.Threads[id]
+}
+
+// choices returns how many transitions enabled thread t has.
+func (m *Machine) choices(t *Thread) int32 {
+	if t.Status != StatusRunnable {
+		return 1
+	}
+	o := m.next(t)
+	switch o.in.Op {
+	case bytecode.OpChoose:
+		return int32(o.a)
+	case bytecode.OpChooseb:
+		return 2
+	case bytecode.OpNotify:
+		v := t.Stack[len(t.Stack)-1]
+		r := heap.Ref(v.I)
+		if !v.Ref || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
+			return 1
+		}
+		if n := m.waiters(r); n > 1 {
+			return n
+		}
+	}
+	return 1
+}
+
+// waiters counts the threads waiting on r.
+func (m *Machine) waiters(r heap.Ref) int32 {
+	var n int32
+	for _, u := range m.S.Threads {
+		if u.Status == StatusWaiting && u.WaitObj == r {
+			n++
+		}
+	}
+	return n
+}
+
+// Enabled appends the transitions of the current state to buf: for each
+// enabled thread in id order, one per choice value.
+func (m *Machine) Enabled(buf []Trans) []Trans {
+	for _, t := range m.S.Threads {
+		if !m.enabled(t) {
+			continue
+		}
+		n := m.choices(t)
+		for c := int32(0); c < n; c++ {
+			buf = append(buf, Trans{Thread: t.ID, Choice: c})
+		}
+	}
+	return buf
+}
+
+// Alive reports whether some started thread has not ended; with no
+// transition enabled that is a deadlock.
+func (m *Machine) Alive() bool {
+	for _, t := range m.S.Threads {
+		if t.Status != StatusNew && t.Status != StatusTerminated {
+			return true
+		}
+	}
+	return false
+}
+
+// Where returns the method and pc thread tid executes next (-1, -1 if it
+// has no frame).
+func (m *Machine) Where(tid int32) (method, pc int32) {
+	if tid < 0 || int(tid) >= len(m.S.Threads) {
+		return -1, -1
+	}
+	t := m.S.Threads[tid]
+	if len(t.Frames) == 0 {
+		return -1, -1
+	}
+	f := t.top()
+	return f.Method, f.PC
+}
+
+// Executed returns the number of instructions the last Step executed.
+func (m *Machine) Executed() int { return m.executed }
+
+// Step executes transition tr, which must be one Enabled returned for the
+// current state. It returns the fault the transition ran into, or nil.
+func (m *Machine) Step(tr Trans) *Fault {
+	t := m.S.Threads[tr.Thread]
+	m.faulted = false
+	m.choice = tr.Choice
+	m.executed = 0
+	if t.Status == StatusNotified {
+		o := m.S.Heap.Obj(t.WaitObj)
+		o.Owner, o.Count = t.ID+1, t.WaitCount
+		t.Status, t.WaitObj, t.WaitCount = StatusRunnable, 0, 0
+		if m.opts.Granularity == GranInstruction {
+			return nil
+		}
+	} else {
+		o := m.next(t)
+		m.executed++
+		if !o.fn(m, t, o) {
+			return m.result()
+		}
+	}
+	for n := 1; n < MaxLocalSteps; n++ {
+		if t.Status != StatusRunnable {
+			break
+		}
+		o := m.next(t)
+		if o.sched || (o.ret && len(t.Frames) == 1) {
+			break
+		}
+		m.executed++
+		if !o.fn(m, t, o) {
+			break
+		}
+	}
+	return m.result()
+}
+
+func (m *Machine) result() *Fault {
+	if m.faulted {
+		return &m.fault
+	}
+	return nil
+}
+
+// setFault records a fault at thread t's current instruction.
+func (m *Machine) setFault(t *Thread, kind FaultKind, class int32, msg string) {
+	meth, pc := int32(-1), int32(-1)
+	if len(t.Frames) > 0 {
+		f := t.top()
+		meth, pc = f.Method, f.PC
+	}
+	m.fault = Fault{Kind: kind, Thread: t.ID, Method: meth, PC: pc, Class: class, Msg: msg}
+	m.faulted = true
+}
+
+// typeError records a fault for a value of the wrong kind: the program is
+// ill-typed there (the assembler does not check value kinds).
+func (m *Machine) typeError(t *Thread, format string, args ...any) bool {
+	m.setFault(t, FaultException, -1, "type error: "+fmt.Sprintf(format, args...))
+	return false
+}
+
+// CheckInvariants evaluates every invariant on the current state and
+// returns the first violation, or nil. Evaluation does not change the
+// state: invariant methods may only read.
+func (m *Machine) CheckInvariants() *Fault {
+	for _, inv := range m.prog.Invariants {
+		if f := m.evalInvariant(inv); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func (m *Machine) evalInvariant(mi int32) *Fault {
+	t := &m.scratch
+	t.ID, t.Status = -1, StatusRunnable
+	t.Frames = append(t.Frames[:0], Frame{Method: mi})
+	t.Stack = t.Stack[:0]
+	for i := int32(0); i < m.prog.Methods[mi].Locals; i++ {
+		t.push(Value{})
+	}
+	m.faulted = false
+	m.evaling = true
+	defer func() { m.evaling = false }()
+	name := m.prog.MethodName(mi)
+	for n := 0; ; n++ {
+		if n == maxEvalSteps {
+			m.setFault(t, FaultInvariant, -1, "invariant "+name+" did not return within the step limit")
+			break
+		}
+		o := m.next(t)
+		if !o.pure {
+			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name, o.in.Op))
+			break
+		}
+		if !o.fn(m, t, o) {
+			break
+		}
+		if t.Status == StatusTerminated {
+			if m.evalVal.Ref || m.evalVal.I == 0 {
+				m.setFault(t, FaultInvariant, -1, "invariant "+name+" violated")
+				m.fault.Method, m.fault.PC = mi, -1
+			}
+			break
+		}
+	}
+	if !m.faulted {
+		return nil
+	}
+	if m.fault.Kind != FaultInvariant {
+		m.fault.Msg = "invariant " + name + " failed: " + m.fault.Msg
+		m.fault.Kind = FaultInvariant
+	}
+	return &m.fault
+}
+
+// Collect drops garbage by a canonical encode and decode; run mode uses it
+// to keep long runs bounded.
+func (m *Machine) Collect(buf []byte) []byte {
+	buf = m.Encode(buf[:0])
+	m.Decode(buf)
+	return buf
+}

@@ -1,0 +1,226 @@
+// The active state (threads, frames, statics, heap) and its canonical encoding.
+
+package vm
+
+import (
+	"encoding/binary"
+
+	"mcvm/heap"
+)
+
+// Value is an operand-stack or local slot: an int64, or a heap reference
+// when Ref is set (I then holds the heap.Ref; null is I == 0).
+type Value struct {
+	I   int64
+	Ref bool
+}
+
+// Status is a thread's scheduling status.
+type Status uint8
+
+// Thread statuses.
+const (
+	StatusNew        Status = iota // created by newthread, not started
+	StatusRunnable                 // may run when its next instruction is enabled
+	StatusWaiting                  // in wait, until notified
+	StatusNotified                 // notified, must reacquire its monitor
+	StatusTerminated               // ended
+)
+
+var statusNames = [...]string{"new", "runnable", "waiting", "notified", "terminated"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "?"
+}
+
+// Frame is an activation record. Its locals are Thread.Stack[Base :
+// Base+Locals]; its operand stack follows, up to the next frame's Base or
+// the end of Thread.Stack. Lock is the monitor a synchronized method holds.
+type Frame struct {
+	Method int32
+	PC     int32
+	Base   int32
+	Lock   heap.Ref
+}
+
+// Thread is one thread of the program. ID is its index in State.Threads.
+type Thread struct {
+	ID        int32
+	Status    Status
+	Obj       heap.Ref // its Thread object
+	WaitObj   heap.Ref // the object waited on (waiting, notified)
+	WaitCount int32    // the monitor count to restore after wait
+	Frames    []Frame
+	Stack     []Value
+}
+
+func (t *Thread) push(v Value) { t.Stack = append(t.Stack, v) }
+
+func (t *Thread) pop() Value {
+	n := len(t.Stack) - 1
+	v := t.Stack[n]
+	t.Stack = t.Stack[:n]
+	return v
+}
+
+func (t *Thread) top() *Frame { return &t.Frames[len(t.Frames)-1] }
+
+// State is the active state: the heap, the statics (ints, or heap.Refs for
+// reference statics) and the threads in creation order.
+type State struct {
+	Heap    heap.Heap
+	Statics []int64
+	Threads []*Thread
+}
+
+// Encode appends the canonical encoding of the machine's state to b and
+// returns it. Objects are renumbered by heap.Canon from the roots in this
+// order: reference statics by index, then per thread its Thread object,
+// the object it waits on, and per frame bottom-up the lock and the
+// reference slots. Garbage is not encoded. The encoding is
+//
+//	state   = nthreads:uvarint statics { thread } objects
+//	statics = one slot per static (int: varint; ref: uvarint new ref)
+//	thread  = status:byte obj:uvarint [waitobj:uvarint waitcount:uvarint] nframes:uvarint { frame }
+//	frame   = method:uvarint pc:uvarint lock:uvarint nslots:uvarint { value }
+//	value   = uvarint x: x&3 == 0 small int zigzag(x>>2); x&3 == 1 ref x>>2;
+//	          x == 2 big int, followed by uvarint zigzag
+//
+// waitobj and waitcount appear only for waiting and notified threads.
+func (m *Machine) Encode(b []byte) []byte {
+	s := &m.S
+	c := &m.canon
+	c.Reset(&s.Heap)
+	for _, i := range m.refStatics {
+		c.Root(heap.Ref(s.Statics[i]))
+	}
+	for _, t := range s.Threads {
+		c.Root(t.Obj)
+		c.Root(t.WaitObj)
+		for fi := range t.Frames {
+			c.Root(t.Frames[fi].Lock)
+		}
+		for _, v := range t.Stack {
+			if v.Ref {
+				c.Root(heap.Ref(v.I))
+			}
+		}
+	}
+	c.Close(&s.Heap, m.layout)
+
+	b = binary.AppendUvarint(b, uint64(len(s.Threads)))
+	for i, v := range s.Statics {
+		if m.staticRef[i] {
+			b = binary.AppendUvarint(b, uint64(c.Map(heap.Ref(v))))
+		} else {
+			b = binary.AppendVarint(b, v)
+		}
+	}
+	for _, t := range s.Threads {
+		b = append(b, byte(t.Status))
+		b = binary.AppendUvarint(b, uint64(c.Map(t.Obj)))
+		if t.Status == StatusWaiting || t.Status == StatusNotified {
+			b = binary.AppendUvarint(b, uint64(c.Map(t.WaitObj)))
+			b = binary.AppendUvarint(b, uint64(t.WaitCount))
+		}
+		b = binary.AppendUvarint(b, uint64(len(t.Frames)))
+		for fi := range t.Frames {
+			f := &t.Frames[fi]
+			end := int32(len(t.Stack))
+			if fi+1 < len(t.Frames) {
+				end = t.Frames[fi+1].Base
+			}
+			b = binary.AppendUvarint(b, uint64(f.Method))
+			b = binary.AppendUvarint(b, uint64(f.PC))
+			b = binary.AppendUvarint(b, uint64(c.Map(f.Lock)))
+			b = binary.AppendUvarint(b, uint64(end-f.Base))
+			for _, v := range t.Stack[f.Base:end] {
+				if v.Ref {
+					b = binary.AppendUvarint(b, uint64(c.Map(heap.Ref(v.I)))<<2|1)
+					continue
+				}
+				z := uint64(v.I<<1) ^ uint64(v.I>>63)
+				if z < 1<<62 {
+					b = binary.AppendUvarint(b, z<<2)
+				} else {
+					b = append(b, 2)
+					b = binary.AppendUvarint(b, z)
+				}
+			}
+		}
+	}
+	return c.EncodeObjects(b, &s.Heap, m.layout)
+}
+
+// Decode replaces the machine's state with the one encoded in b by Encode.
+// b must come from Encode on a machine for the same program.
+func (m *Machine) Decode(b []byte) {
+	s := &m.S
+	off := 0
+	uv := func() uint64 {
+		x, k := binary.Uvarint(b[off:])
+		off += k
+		return x
+	}
+	n := int(uv())
+	for i := range s.Statics {
+		if m.staticRef[i] {
+			s.Statics[i] = int64(uv())
+		} else {
+			x, k := binary.Varint(b[off:])
+			off += k
+			s.Statics[i] = x
+		}
+	}
+	s.Threads = s.Threads[:0]
+	for i := 0; i < n; i++ {
+		t := m.thread(int32(i))
+		t.Status = Status(b[off])
+		off++
+		t.Obj = heap.Ref(uv())
+		t.WaitObj, t.WaitCount = 0, 0
+		if t.Status == StatusWaiting || t.Status == StatusNotified {
+			t.WaitObj = heap.Ref(uv())
+			t.WaitCount = int32(uv())
+		}
+		nf := int(uv())
+		for fi := 0; fi < nf; fi++ {
+			f := Frame{Method: int32(uv()), PC: int32(uv()), Lock: heap.Ref(uv()), Base: int32(len(t.Stack))}
+			t.Frames = append(t.Frames, f)
+			ns := int(uv())
+			for j := 0; j < ns; j++ {
+				x := uv()
+				switch x & 3 {
+				case 0:
+					z := x >> 2
+					t.Stack = append(t.Stack, Value{I: int64(z>>1) ^ -int64(z&1)})
+				case 1:
+					t.Stack = append(t.Stack, Value{I: int64(x >> 2), Ref: true})
+				default:
+					z := uv()
+					t.Stack = append(t.Stack, Value{I: int64(z>>1) ^ -int64(z&1)})
+				}
+			}
+		}
+	}
+	heap.DecodeObjects(b, off, &s.Heap, m.layout)
+}
+
+// thread appends a cleared thread with the given id to the state, reusing
+// a pooled Thread and its slices.
+func (m *Machine) thread(id int32) *Thread {
+	s := &m.S
+	var t *Thread
+	if int(id) < len(m.pool) {
+		t = m.pool[id]
+	} else {
+		t = &Thread{}
+		m.pool = append(m.pool, t)
+	}
+	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0]}
+	s.Threads = append(s.Threads, t)
+	return t
+}
