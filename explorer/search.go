@@ -144,6 +144,7 @@ type search struct {
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
 	stack  []frame    // DFS
+	snaps  []*vm.Snapshot
 	parent []int32    // BFS: state -> parent state
 	via    []vm.Trans // BFS: state -> transition from its parent
 	depth  []int32    // BFS: state -> depth
@@ -265,7 +266,12 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	return f
 }
 
+// maxSnapDepth bounds the DFS levels that keep a raw snapshot for
+// backtracking; deeper levels decode their stored encoding instead.
+const maxSnapDepth = 1 << 17
+
 type frame struct {
+	snap       bool // snaps[level] holds this state
 	id         int32
 	start, end int32 // its transitions: s.trans[start:end]
 	next       int32
@@ -278,6 +284,7 @@ func (s *search) dfs() {
 	}
 	s.loaded = id
 	s.stack = append(s.stack, frame{id: id, start: 0, end: int32(len(s.trans))})
+	s.snapshot()
 	for len(s.stack) > 0 {
 		if s.tick() {
 			return
@@ -290,6 +297,10 @@ func (s *search) dfs() {
 		}
 		tr := s.trans[top.next]
 		top.next++
+		if s.loaded != top.id && top.snap {
+			s.m.Restore(s.snaps[len(s.stack)-1])
+			s.loaded = top.id
+		}
 		if f := s.step(top.id, tr); f != nil {
 			s.record(f, -1, nil)
 			continue
@@ -317,7 +328,23 @@ func (s *search) dfs() {
 		}
 		s.loaded = nid
 		s.stack = append(s.stack, frame{id: nid, start: start, end: int32(len(s.trans)), next: start})
+		s.snapshot()
 	}
+}
+
+// snapshot saves the machine's state for the top DFS level, if it is
+// shallow enough and has more than one transition to restore it for.
+func (s *search) snapshot() {
+	level := len(s.stack) - 1
+	top := &s.stack[level]
+	if level >= maxSnapDepth || top.end-top.start < 2 {
+		return
+	}
+	for len(s.snaps) <= level {
+		s.snaps = append(s.snaps, new(vm.Snapshot))
+	}
+	s.m.Save(s.snaps[level])
+	top.snap = true
 }
 
 func (s *search) bfs() {

@@ -69,6 +69,19 @@ func (c *Canon) Map(r Ref) Ref { return c.ids[r] }
 // Live returns the number of reachable objects.
 func (c *Canon) Live() int { return len(c.order) }
 
+// AppendUvarint appends x as a uvarint, with a fast path for one byte.
+func AppendUvarint(b []byte, x uint64) []byte {
+	if x < 0x80 {
+		return append(b, byte(x))
+	}
+	return binary.AppendUvarint(b, x)
+}
+
+// AppendVarint appends x as a zig-zag varint.
+func AppendVarint(b []byte, x int64) []byte {
+	return AppendUvarint(b, uint64(x<<1)^uint64(x>>63))
+}
+
 // EncodeObjects appends the reachable objects in their new order:
 //
 //	objects = count { tag:uvarint owner:uvarint [count:uvarint] [len:uvarint] slots }
@@ -77,7 +90,7 @@ func (c *Canon) Live() int { return len(c.order) }
 // object; count follows only a non-zero owner; len only for arrays; int
 // slots are zig-zag varints and reference slots uvarints of new references.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
-	b = binary.AppendUvarint(b, uint64(len(c.order)))
+	b = AppendUvarint(b, uint64(len(c.order)))
 	for _, r := range c.order {
 		o := &h.Objs[r-1]
 		slots := h.Data[o.Off : o.Off+o.Len]
@@ -87,30 +100,30 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
 		case KindRefArray:
 			b = append(b, 1)
 		default:
-			b = binary.AppendUvarint(b, uint64(o.Class)+2)
+			b = AppendUvarint(b, uint64(o.Class)+2)
 		}
-		b = binary.AppendUvarint(b, uint64(o.Owner))
+		b = AppendUvarint(b, uint64(o.Owner))
 		if o.Owner != 0 {
-			b = binary.AppendUvarint(b, uint64(o.Count))
+			b = AppendUvarint(b, uint64(o.Count))
 		}
 		switch o.Kind {
 		case KindIntArray:
-			b = binary.AppendUvarint(b, uint64(len(slots)))
+			b = AppendUvarint(b, uint64(len(slots)))
 			for _, s := range slots {
-				b = binary.AppendVarint(b, s)
+				b = AppendVarint(b, s)
 			}
 		case KindRefArray:
-			b = binary.AppendUvarint(b, uint64(len(slots)))
+			b = AppendUvarint(b, uint64(len(slots)))
 			for _, s := range slots {
-				b = binary.AppendUvarint(b, uint64(c.ids[s]))
+				b = AppendUvarint(b, uint64(c.ids[s]))
 			}
 		default:
 			refs := l.slots[o.Class]
 			for j, s := range slots {
 				if refs[j] {
-					b = binary.AppendUvarint(b, uint64(c.ids[s]))
+					b = AppendUvarint(b, uint64(c.ids[s]))
 				} else {
-					b = binary.AppendVarint(b, s)
+					b = AppendVarint(b, s)
 				}
 			}
 		}

@@ -2,7 +2,11 @@
 
 package heap
 
-import "mcvm/bytecode"
+import (
+	"slices"
+
+	"mcvm/bytecode"
+)
 
 // Ref is a reference to a heap object: 1 + its index in Heap.Objs; 0 is null.
 type Ref int32
@@ -89,9 +93,8 @@ func (h *Heap) Slots(r Ref) []int64 {
 // alloc appends an object with n zeroed slots.
 func (h *Heap) alloc(class int32, kind ObjKind, n int) Ref {
 	off := len(h.Data)
-	for i := 0; i < n; i++ {
-		h.Data = append(h.Data, 0)
-	}
+	h.Data = slices.Grow(h.Data, n)[:off+n]
+	clear(h.Data[off:])
 	h.Objs = append(h.Objs, Object{Class: class, Kind: kind, Off: int32(off), Len: int32(n)})
 	return Ref(len(h.Objs))
 }

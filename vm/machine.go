@@ -5,6 +5,7 @@ package vm
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -520,3 +521,37 @@ func (m *Machine) Collect(buf []byte) []byte {
 	m.Decode(buf)
 	return buf
 }
+
+// Blocker describes why a runnable thread cannot run: "" when it can run or
+// is not runnable, otherwise e.g. "monitor held by thread 2" or "joining thread 3".
+func (m *Machine) Blocker(tid int32) string {
+	t := m.S.Threads[tid]
+	if (t.Status != StatusRunnable && t.Status != StatusNotified) || m.enabled(t) {
+		return ""
+	}
+	var r heap.Ref
+	if t.Status == StatusNotified {
+		r = t.WaitObj
+	} else {
+		o := m.next(t)
+		v := t.Stack[len(t.Stack)-1]
+		switch o.in.Op {
+		case bytecode.OpJoin:
+			if u := m.threadOf(v); u != nil {
+				return "joining thread " + itoa(int64(u.ID))
+			}
+		case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+			callee := m.callee(t, o)
+			v = t.Stack[len(t.Stack)-int(m.prog.Methods[callee].Args)]
+		}
+		r = heap.Ref(v.I)
+	}
+	if m.S.Heap.Valid(r) {
+		if owner := m.S.Heap.Obj(r).Owner; owner > 0 {
+			return "monitor held by thread " + itoa(int64(owner-1))
+		}
+	}
+	return "blocked"
+}
+
+func itoa(x int64) string { return strconv.FormatInt(x, 10) }

@@ -94,64 +94,50 @@ func (m *Machine) Encode(b []byte) []byte {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
-	for _, i := range m.refStatics {
-		c.Root(heap.Ref(s.Statics[i]))
-	}
-	for _, t := range s.Threads {
-		c.Root(t.Obj)
-		c.Root(t.WaitObj)
-		for fi := range t.Frames {
-			c.Root(t.Frames[fi].Lock)
-		}
-		for _, v := range t.Stack {
-			if v.Ref {
-				c.Root(heap.Ref(v.I))
-			}
-		}
-	}
-	c.Close(&s.Heap, m.layout)
-
-	b = binary.AppendUvarint(b, uint64(len(s.Threads)))
+	// Roots are numbered the moment they are first seen and never renumbered,
+	// so statics and threads are encoded in the same pass that numbers them.
+	b = heap.AppendUvarint(b, uint64(len(s.Threads)))
 	for i, v := range s.Statics {
 		if m.staticRef[i] {
-			b = binary.AppendUvarint(b, uint64(c.Map(heap.Ref(v))))
+			b = heap.AppendUvarint(b, uint64(c.Root(heap.Ref(v))))
 		} else {
-			b = binary.AppendVarint(b, v)
+			b = heap.AppendVarint(b, v)
 		}
 	}
 	for _, t := range s.Threads {
 		b = append(b, byte(t.Status))
-		b = binary.AppendUvarint(b, uint64(c.Map(t.Obj)))
+		b = heap.AppendUvarint(b, uint64(c.Root(t.Obj)))
 		if t.Status == StatusWaiting || t.Status == StatusNotified {
-			b = binary.AppendUvarint(b, uint64(c.Map(t.WaitObj)))
-			b = binary.AppendUvarint(b, uint64(t.WaitCount))
+			b = heap.AppendUvarint(b, uint64(c.Root(t.WaitObj)))
+			b = heap.AppendUvarint(b, uint64(t.WaitCount))
 		}
-		b = binary.AppendUvarint(b, uint64(len(t.Frames)))
+		b = heap.AppendUvarint(b, uint64(len(t.Frames)))
 		for fi := range t.Frames {
 			f := &t.Frames[fi]
 			end := int32(len(t.Stack))
 			if fi+1 < len(t.Frames) {
 				end = t.Frames[fi+1].Base
 			}
-			b = binary.AppendUvarint(b, uint64(f.Method))
-			b = binary.AppendUvarint(b, uint64(f.PC))
-			b = binary.AppendUvarint(b, uint64(c.Map(f.Lock)))
-			b = binary.AppendUvarint(b, uint64(end-f.Base))
+			b = heap.AppendUvarint(b, uint64(f.Method))
+			b = heap.AppendUvarint(b, uint64(f.PC))
+			b = heap.AppendUvarint(b, uint64(c.Root(f.Lock)))
+			b = heap.AppendUvarint(b, uint64(end-f.Base))
 			for _, v := range t.Stack[f.Base:end] {
 				if v.Ref {
-					b = binary.AppendUvarint(b, uint64(c.Map(heap.Ref(v.I)))<<2|1)
+					b = heap.AppendUvarint(b, uint64(c.Root(heap.Ref(v.I)))<<2|1)
 					continue
 				}
 				z := uint64(v.I<<1) ^ uint64(v.I>>63)
 				if z < 1<<62 {
-					b = binary.AppendUvarint(b, z<<2)
+					b = heap.AppendUvarint(b, z<<2)
 				} else {
 					b = append(b, 2)
-					b = binary.AppendUvarint(b, z)
+					b = heap.AppendUvarint(b, z)
 				}
 			}
 		}
 	}
+	c.Close(&s.Heap, m.layout)
 	return c.EncodeObjects(b, &s.Heap, m.layout)
 }
 

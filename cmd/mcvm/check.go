@@ -132,11 +132,12 @@ func printProgress(w io.Writer, s explorer.Stats) {
 
 // threadEnd is where a thread is in the final state of a counterexample.
 type threadEnd struct {
-	Thread int32  `json:"thread"`
-	Status string `json:"status"`
-	Method string `json:"method,omitempty"`
-	Instr  string `json:"instr,omitempty"`
-	Pos    string `json:"pos,omitempty"`
+	Thread  int32  `json:"thread"`
+	Status  string `json:"status"`
+	Blocker string `json:"blocked_on,omitempty"`
+	Method  string `json:"method,omitempty"`
+	Instr   string `json:"instr,omitempty"`
+	Pos     string `json:"pos,omitempty"`
 }
 
 func threadEnds(m *vm.Machine) []threadEnd {
@@ -144,6 +145,10 @@ func threadEnds(m *vm.Machine) []threadEnd {
 	var ends []threadEnd
 	for _, t := range m.S.Threads {
 		e := threadEnd{Thread: t.ID, Status: t.Status.String()}
+		if b := m.Blocker(t.ID); b != "" {
+			e.Status = "blocked"
+			e.Blocker = b
+		}
 		if meth, pc := m.Where(t.ID); meth >= 0 {
 			e.Method = p.MethodName(meth)
 			e.Instr = explorer.FormatInstr(p, p.Methods[meth].Code[pc])
@@ -272,7 +277,11 @@ func printTrace(w io.Writer, trace []traceStep, ends []threadEnd) {
 				fmt.Fprintf(w, "  thread %d  %s\n", e.Thread, e.Status)
 				continue
 			}
-			fmt.Fprintf(w, "  thread %d  %-10s at %-34s %s (%s)\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method)
+			why := ""
+			if e.Blocker != "" {
+				why = "  [" + e.Blocker + "]"
+			}
+			fmt.Fprintf(w, "  thread %d  %-10s at %-34s %s (%s)%s\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method, why)
 		}
 	}
 }

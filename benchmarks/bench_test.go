@@ -1,0 +1,45 @@
+package benchmarks
+
+import (
+	"fmt"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+// benchCheck model checks a benchmark model completely (--continue) b.N
+// times and reports states/s and bytes per stored state.
+func benchCheck(b *testing.B, model string, defines map[string]int64, wantStates int64) {
+	p, err := asm.AssembleFile("models/"+model, asm.Options{Defines: defines})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var states, bytes int64
+	var secs float64
+	for i := 0; i < b.N; i++ {
+		r := explorer.Search(m, explorer.Options{Continue: true})
+		if wantStates > 0 && r.Stats.States != wantStates {
+			b.Fatalf("%s: %d states, want %d", model, r.Stats.States, wantStates)
+		}
+		states += r.Stats.States
+		bytes += r.Stats.StoreBytes
+		secs += r.Stats.Elapsed.Seconds()
+	}
+	b.ReportMetric(float64(states)/secs, "states/s")
+	b.ReportMetric(float64(bytes)/float64(states), "bytes/state")
+}
+
+func BenchmarkPhilo(b *testing.B) {
+	for _, n := range []int64{6, 8} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			benchCheck(b, "philo.mcasm", map[string]int64{"N": n}, 0)
+		})
+	}
+}

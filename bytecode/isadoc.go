@@ -1,0 +1,133 @@
+// ISAMarkdown: docs/isa.md, generated from the opcode table.
+
+package bytecode
+
+import (
+	"fmt"
+	"strings"
+)
+
+var families = []struct {
+	title    string
+	from, to Opcode
+}{
+	{"Constants, stack and locals", OpNop, OpInc},
+	{"Integer arithmetic and comparison", OpAdd, OpGe},
+	{"Control flow", OpGoto, OpIfnonnull},
+	{"Objects, fields, statics and arrays", OpNew, OpArrlen},
+	{"Calls and returns", OpInvokestatic, OpRetval},
+	{"Threads", OpNewthread, OpTid},
+	{"Monitors, wait and notify", OpMonitorenter, OpNotifyall},
+	{"Choice, properties and output", OpChoose, OpPrinti},
+	{"Exceptions", OpThrow, OpThrow},
+}
+
+var operandSyntax = [...]string{
+	OperandNone:   "",
+	OperandInt:    "EXPR",
+	OperandLocal:  "LOCAL",
+	OperandLocInt: "LOCAL EXPR",
+	OperandLabel:  "LABEL",
+	OperandClass:  "CLASS",
+	OperandField:  "CLASS.FIELD",
+	OperandStatic: "CLASS.STATIC",
+	OperandMethod: "CLASS.METHOD",
+	OperandString: `"TEXT"`,
+	OperandCount:  "N",
+}
+
+const isaIntro = `# mcvm instruction set
+
+<!-- Generated from bytecode/opcode.go by TestISADoc; refresh with: go test ./bytecode -run TestISADoc -update -->
+
+mcvm bytecode is a stack bytecode in the style of the JVM and the CLI. Each
+method has numbered local slots (for instance methods local 0 is the
+receiver, then the arguments) and an operand stack. A value is a 64-bit
+integer or a reference (to an object or array, or null); the two kinds are
+distinct at run time, and using one where the other is needed is a type
+error, reported as an ` + "`exception`" + ` verdict with a "type error" message.
+Integer arithmetic wraps (two's complement).
+
+## Transitions and scheduling points
+
+A **scheduling point** is an instruction whose effect other threads can
+observe, that can block, or that makes a choice. With the default
+` + "`--granularity=transition`" + ` one transition of a thread executes the
+instruction at which the thread stands and then every following
+instruction up to (not including) its next scheduling point, or until it
+blocks, waits or ends. With ` + "`--granularity=instruction`" + ` every
+instruction is a transition. Calls to and returns from synchronized methods
+are scheduling points (they acquire and release a monitor), and so is the
+` + "`return`/`retval`" + ` that ends a thread. A transition that runs 65,536
+thread-local instructions ends there, so a thread-local infinite loop
+becomes a cycle of states rather than a hang.
+
+A thread is **enabled** when it is runnable and its next instruction can
+execute: ` + "`monitorenter`" + ` and calls of synchronized methods need the
+monitor free or already held by the thread; ` + "`join`" + ` needs the target
+ended (or never started, as in Java). A notified thread is enabled when the
+monitor it waited on is free; its next transition first reacquires the
+monitor with the entry count it had. A **deadlock** is a state where no
+thread is enabled while some started thread has not ended.
+
+` + "`choose N`" + ` gives N transitions (values 0..N-1) and ` + "`notify`" + ` on an
+object with k > 1 waiters gives k transitions, one per waiter to wake:
+every alternative is explored.
+
+## Exceptions
+
+Runtime errors throw instances of built-in classes, all subclasses of
+` + "`Exception`" + ` (itself a subclass of ` + "`Throwable`" + `) except
+` + "`StackOverflowError`" + ` (a direct subclass of ` + "`Throwable`" + `):
+
+| class | thrown by |
+|---|---|
+| NullPointerException | getfield, putfield, array instructions, invokevirtual, monitor instructions, start, join, throw on null |
+| ArithmeticException | div, rem by zero |
+| IndexOutOfBoundsException | arrload, arrstore out of bounds |
+| IllegalMonitorStateException | monitorexit, wait, notify, notifyall without owning the monitor |
+| ClassCastException | checkcast |
+| NegativeArraySizeException | newarray, newrefarray with a negative length |
+| IllegalThreadStateException | start of a thread that was already started |
+| StackOverflowError | a call beyond 4,096 frames |
+
+An exception unwinds frames, innermost first, to the first exception-table
+entry whose region covers the current pc and whose class matches (the
+thrown object's class or a superclass; ` + "`any`" + ` matches everything).
+The handler starts with the operand stack holding only the exception.
+Unwinding a synchronized method releases its monitor. An exception that
+leaves a thread's first frame ends the thread and is reported with the
+verdict ` + "`exception`" + `, naming its class and where it was thrown.
+
+## Instructions
+
+Stack pictures list popped values with the top of the stack rightmost, then
+the pushed values. "sched" marks scheduling points.
+`
+
+// ISAMarkdown returns the instruction set reference, docs/isa.md.
+func ISAMarkdown() string {
+	var b strings.Builder
+	b.WriteString(isaIntro)
+	for _, f := range families {
+		fmt.Fprintf(&b, "\n### %s\n\n| instruction | stack | sched | description |\n|---|---|---|---|\n", f.title)
+		for op := f.from; op <= f.to; op++ {
+			info := op.Info()
+			syntax := info.Name
+			if s := operandSyntax[info.Operand]; s != "" {
+				syntax += " " + s
+			}
+			sched := ""
+			switch {
+			case info.Flags&FlagSched != 0:
+				sched = "yes"
+			case op == OpInvokestatic || op == OpInvokevirtual:
+				sched = "if synchronized"
+			case op == OpReturn || op == OpRetval:
+				sched = "if synchronized or ending the thread"
+			}
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", syntax, strings.ReplaceAll(info.Stack, "|", `\|`), sched, info.Doc)
+		}
+	}
+	return b.String()
+}

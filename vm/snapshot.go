@@ -1,0 +1,55 @@
+// Snapshots: raw copies of the active state for fast backtracking.
+
+package vm
+
+import "mcvm/heap"
+
+// Snapshot is a raw copy of a machine's state. Saving and restoring one is
+// a few memory copies, much cheaper than Decode, at the price of more
+// memory than an encoding. A Snapshot is reused across Saves.
+type Snapshot struct {
+	heap    heap.Heap
+	statics []int64
+	threads []Thread // headers only: Frames and Stack are nil
+	nframes []int32
+	frames  []Frame
+	stack   []Value
+}
+
+// Save copies the machine's state into s.
+func (m *Machine) Save(s *Snapshot) {
+	st := &m.S
+	s.heap.CopyFrom(&st.Heap)
+	s.statics = append(s.statics[:0], st.Statics...)
+	s.threads = s.threads[:0]
+	s.nframes = s.nframes[:0]
+	s.frames = s.frames[:0]
+	s.stack = s.stack[:0]
+	for _, t := range st.Threads {
+		h := *t
+		h.Frames, h.Stack = nil, nil
+		s.threads = append(s.threads, h)
+		s.nframes = append(s.nframes, int32(len(t.Frames)), int32(len(t.Stack)))
+		s.frames = append(s.frames, t.Frames...)
+		s.stack = append(s.stack, t.Stack...)
+	}
+}
+
+// Restore makes s the machine's state again.
+func (m *Machine) Restore(s *Snapshot) {
+	st := &m.S
+	st.Heap.CopyFrom(&s.heap)
+	st.Statics = append(st.Statics[:0], s.statics...)
+	st.Threads = st.Threads[:0]
+	var fo, so int32
+	for i := range s.threads {
+		t := m.thread(int32(i))
+		frames, stack := t.Frames, t.Stack
+		*t = s.threads[i]
+		nf, ns := s.nframes[2*i], s.nframes[2*i+1]
+		t.Frames = append(frames[:0], s.frames[fo:fo+nf]...)
+		t.Stack = append(stack[:0], s.stack[so:so+ns]...)
+		fo += nf
+		so += ns
+	}
+}

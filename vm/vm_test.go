@@ -1,0 +1,159 @@
+package vm_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/bytecode"
+	"mcvm/vm"
+)
+
+func load(t testing.TB, path string, defines map[string]int64, g vm.Granularity) *vm.Machine {
+	t.Helper()
+	p, err := asm.AssembleFile(path, asm.Options{Defines: defines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// models returns the models the tests walk: the benchmark models and the
+// conformance suite.
+func models(t testing.TB) []string {
+	var out []string
+	for _, pat := range []string{"../benchmarks/models/*.mcasm", "../testdata/conformance/*.mcasm"} {
+		ms, _ := filepath.Glob(pat)
+		out = append(out, ms...)
+	}
+	if len(out) == 0 {
+		t.Fatal("no models found")
+	}
+	return out
+}
+
+// walk takes random transitions from the initial state and calls f in
+// every state reached, up to n steps per walk.
+func walk(m *vm.Machine, rng *rand.Rand, n int, f func()) {
+	m.Init()
+	var trs []vm.Trans
+	for i := 0; i < n; i++ {
+		f()
+		trs = m.Enabled(trs[:0])
+		if len(trs) == 0 {
+			return
+		}
+		if m.Step(trs[rng.IntN(len(trs))]) != nil {
+			return
+		}
+	}
+}
+
+// TestMachine_Encode_decodeRoundTrip checks that decoding an encoding and
+// encoding again gives the same bytes, in states of random walks.
+func TestMachine_Encode_decodeRoundTrip(t *testing.T) {
+	for _, path := range models(t) {
+		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
+			m := load(t, path, nil, g)
+			rng := rand.New(rand.NewPCG(1, 2))
+			for w := 0; w < 20; w++ {
+				walk(m, rng, 200, func() {
+					enc := m.Encode(nil)
+					var snap vm.Snapshot
+					m.Save(&snap)
+					m.Decode(enc)
+					if enc2 := m.Encode(nil); !bytes.Equal(enc, enc2) {
+						t.Fatalf("%s: Encode(Decode(e)) != e:\n%v\n%v", path, enc, enc2)
+					}
+					m.Restore(&snap)
+					if enc3 := m.Encode(nil); !bytes.Equal(enc, enc3) {
+						t.Fatalf("%s: Restore(Save()) changed the state", path)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestMachine_Snapshot_sameSuccessors checks that the successors computed
+// after Restore, after Decode and on the live state are the same states.
+func TestMachine_Snapshot_sameSuccessors(t *testing.T) {
+	for _, path := range models(t) {
+		m := load(t, path, nil, vm.GranTransition)
+		rng := rand.New(rand.NewPCG(3, 4))
+		var snap vm.Snapshot
+		for w := 0; w < 10; w++ {
+			walk(m, rng, 100, func() {
+				enc := m.Encode(nil)
+				m.Save(&snap)
+				trs := m.Enabled(nil)
+				for _, tr := range trs {
+					m.Restore(&snap)
+					f1 := m.Step(tr)
+					a := m.Encode(nil)
+					m.Decode(enc)
+					f2 := m.Step(tr)
+					b := m.Encode(nil)
+					if (f1 == nil) != (f2 == nil) || !bytes.Equal(a, b) {
+						t.Fatalf("%s: successor by %v differs after Restore and after Decode", path, tr)
+					}
+				}
+				m.Restore(&snap)
+			})
+		}
+	}
+}
+
+// TestMachine_hotLoop_noAllocs checks that restoring, stepping and
+// encoding do not allocate once buffers have grown.
+func TestMachine_hotLoop_noAllocs(t *testing.T) {
+	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var trs []vm.Trans
+	// Reach a state with all philosophers started.
+	for i := 0; i < 40; i++ {
+		trs = m.Enabled(trs[:0])
+		m.Step(trs[rng.IntN(len(trs))])
+	}
+	var snap vm.Snapshot
+	m.Save(&snap)
+	buf := make([]byte, 0, 4096)
+	trs = m.Enabled(trs[:0])
+	run := func() {
+		for _, tr := range trs {
+			m.Restore(&snap)
+			m.Step(tr)
+			buf = m.Encode(buf[:0])
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Errorf("restore+step+encode allocates %v times per run, want 0", n)
+	}
+}
+
+// TestMachine_Init_deterministic checks that two machines for the same
+// program encode the same initial state.
+func TestMachine_Init_deterministic(t *testing.T) {
+	for _, path := range models(t) {
+		a := load(t, path, nil, vm.GranTransition)
+		b := load(t, path, nil, vm.GranTransition)
+		if !bytes.Equal(a.Encode(nil), b.Encode(nil)) {
+			t.Errorf("%s: initial states differ", path)
+		}
+	}
+}
+
+// TestNew_rejectsInvalid checks that New verifies its program.
+func TestNew_rejectsInvalid(t *testing.T) {
+	p := bytecode.NewProgram()
+	if _, err := vm.New(p, vm.Options{}); err == nil {
+		t.Error("New accepted a program without an entry method")
+	}
+}
