@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runMain(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = mainArgs(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+const philo = "../../benchmarks/models/philo.mcasm"
+const philoOK = "../../benchmarks/models/philo_ok.mcasm"
+
+func TestCheck_exitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"check", "-D", "N=3", philo}, exitViolation},
+		{[]string{"check", "-D", "N=3", philoOK}, exitOK},
+		{[]string{"check", "-D", "N=4", "--max-states", "10", philoOK}, exitLimit},
+		{[]string{"check", "-D", "N=4", "--max-depth", "5", philoOK}, exitLimit},
+		{[]string{"check", "-D", "N=5", "--time-limit", "1ns", philoOK}, exitLimit},
+		{[]string{"check", "nonexistent.mcasm"}, exitUsage},
+		{[]string{"check", "-D", "NOPE=3", philo}, exitUsage},
+		{[]string{"check", "-D", "N=x", philo}, exitUsage},
+		{[]string{"check", "--search", "sideways", philo}, exitUsage},
+		{[]string{"check", "--granularity", "fine", philo}, exitUsage},
+		{[]string{"check"}, exitUsage},
+		{[]string{"check", "--bogus", philo}, exitUsage},
+		{[]string{"frobnicate"}, exitUsage},
+		{[]string{}, exitUsage},
+		{[]string{"check", "--help"}, exitOK},
+		{[]string{"help", "check"}, exitOK},
+	} {
+		if code, _, stderr := runMain(tc.args...); code != tc.code {
+			t.Errorf("mcvm %s: exit %d, want %d (stderr %q)", strings.Join(tc.args, " "), code, tc.code, stderr)
+		}
+	}
+}
+
+func TestCheck_json(t *testing.T) {
+	code, out, _ := runMain("check", "--json", "-D", "N=3", philo)
+	if code != exitViolation {
+		t.Fatalf("exit %d", code)
+	}
+	var r map[string]any
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Errorf("more than one JSON value in the output")
+	}
+	for _, k := range []string{"verdict", "states", "transitions", "revisits", "max_depth", "errors", "elapsed_s", "states_per_s", "trace"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if r["verdict"] != "deadlock" {
+		t.Errorf("verdict = %v, want deadlock", r["verdict"])
+	}
+	trace, _ := r["trace"].([]any)
+	if len(trace) == 0 {
+		t.Fatal("empty trace")
+	}
+	step := trace[0].(map[string]any)
+	for _, k := range []string{"thread", "method", "instr", "pos"} {
+		if _, ok := step[k]; !ok {
+			t.Errorf("trace step lacks %q", k)
+		}
+	}
+}
+
+func TestCheck_continueCountsErrors(t *testing.T) {
+	_, out, _ := runMain("check", "--json", "--continue", "-D", "N=3", philo)
+	var r struct {
+		Verdict string
+		Errors  int
+		States  int
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != "deadlock" || r.Errors < 1 {
+		t.Errorf("--continue: verdict %q errors %d, want deadlock and >= 1", r.Verdict, r.Errors)
+	}
+}
+
+func TestCheck_trailReplay(t *testing.T) {
+	dir := t.TempDir()
+	trail := filepath.Join(dir, "philo.trail")
+	code, out, _ := runMain("check", "--trail", trail, "-D", "N=3", philo)
+	if code != exitViolation || !strings.Contains(out, "trail written") {
+		t.Fatalf("check --trail: exit %d\n%s", code, out)
+	}
+	code, out, stderr := runMain("replay", "-D", "N=3", trail, philo)
+	if code != exitViolation || !strings.Contains(out, "verdict:     deadlock") {
+		t.Errorf("replay: exit %d, out:\n%s\nerr: %s", code, out, stderr)
+	}
+	// The same trail against another program is refused up front.
+	code, _, stderr = runMain("replay", "-D", "N=4", trail, philo)
+	if code != exitUsage || !strings.Contains(stderr, "another program") {
+		t.Errorf("replay with other -D: exit %d, stderr %q", code, stderr)
+	}
+	os.WriteFile(trail, []byte("mcvm-trail 1\nprogram zz\n"), 0o644)
+	code, _, stderr = runMain("replay", "-D", "N=3", trail, philo)
+	if code != exitUsage || !strings.Contains(stderr, ":2:1:") {
+		t.Errorf("replay of a bad trail: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestAsmDisasmRun(t *testing.T) {
+	dir := t.TempDir()
+	mcb := filepath.Join(dir, "philo.mcb")
+	if code, _, stderr := runMain("asm", "-D", "N=3", "-o", mcb, philoOK); code != exitOK {
+		t.Fatalf("asm: exit %d: %s", code, stderr)
+	}
+	code, out, _ := runMain("check", "--json", mcb)
+	if code != exitOK || !strings.Contains(out, `"verdict": "ok"`) {
+		t.Errorf("check of .mcb: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runMain("check", "-D", "N=3", mcb); code != exitUsage {
+		t.Errorf("-D with .mcb: exit %d, want %d", code, exitUsage)
+	}
+	code, out, _ = runMain("disasm", mcb)
+	if code != exitOK || !strings.Contains(out, "newthread Philosopher.run") {
+		t.Errorf("disasm: exit %d\n%s", code, out)
+	}
+	bad := filepath.Join(dir, "bad.mcb")
+	os.WriteFile(bad, []byte("not bytecode"), 0o644)
+	if code, _, stderr := runMain("check", bad); code != exitUsage || !strings.Contains(stderr, "magic") {
+		t.Errorf("check of a bad .mcb: exit %d, stderr %q", code, stderr)
+	}
+	// run: philo deadlocks under round-robin scheduling quickly or runs
+	// until --max-steps; philo_ok never ends.
+	if code, _, _ := runMain("run", "--max-steps", "1000", "-D", "N=3", philoOK); code != exitLimit {
+		t.Errorf("run philo_ok: exit %d, want %d", code, exitLimit)
+	}
+}
+
+func TestRun_print(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hello.mcasm")
+	os.WriteFile(src, []byte(`.class Main
+.method static main()
+    print "x = "
+    push 6
+    push 7
+    mul
+    printi
+    print "\n"
+    return
+.end
+`), 0o644)
+	code, out, stderr := runMain("run", src)
+	if code != exitOK || out != "x = 42\n" {
+		t.Errorf("run: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}

@@ -1,0 +1,62 @@
+package depcheck
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// forbidden lists, per package, the mcvm packages it must not depend on.
+var forbidden = map[string][]string{
+	"mcvm/bytecode": {"mcvm/asm", "mcvm/heap", "mcvm/vm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
+	"mcvm/asm":      {"mcvm/heap", "mcvm/vm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
+	"mcvm/heap":     {"mcvm/asm", "mcvm/vm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
+	"mcvm/vm":       {"mcvm/asm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
+	"mcvm/explorer": {"mcvm/asm", "mcvm/por", "mcvm/scc"},
+}
+
+// allowedExternal are the third-party modules mcvm may use (RATIONALE.md).
+var allowedExternal = []string{
+	"github.com/cespare/xxhash/v2",
+	"github.com/spf13/pflag",
+	"github.com/dgraph-io/ristretto/v2",
+	"github.com/klauspost/compress",
+}
+
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
+func TestDependencies_direction(t *testing.T) {
+	for pkg, bad := range forbidden {
+		for _, d := range deps(t, pkg) {
+			for _, b := range bad {
+				if d == b {
+					t.Errorf("%s imports %s (directly or not), which STYLE.md forbids", pkg, b)
+				}
+			}
+		}
+	}
+}
+
+func TestDependencies_external(t *testing.T) {
+	for _, d := range deps(t, "mcvm/...") {
+		if !strings.Contains(strings.SplitN(d, "/", 2)[0], ".") {
+			continue // standard library or mcvm
+		}
+		ok := false
+		for _, a := range allowedExternal {
+			if strings.HasPrefix(d, a) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("dependency %s is not among the chosen few; add it to RATIONALE.md and this list with a reason", d)
+		}
+	}
+}

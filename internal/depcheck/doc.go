@@ -1,0 +1,3 @@
+// Package depcheck holds only a test: it enforces the direction of
+// dependencies between mcvm's packages described in STYLE.md.
+package depcheck
