@@ -42,8 +42,12 @@ func (m *Machine) Restore(s *Snapshot) {
 	st.Statics = append(st.Statics[:0], s.statics...)
 	st.Threads = st.Threads[:0]
 	var fo, so int32
+	for len(m.pool) < len(s.threads) {
+		m.pool = append(m.pool, &Thread{})
+	}
 	for i := range s.threads {
-		t := m.thread(int32(i))
+		t := m.pool[i]
+		st.Threads = append(st.Threads, t)
 		frames, stack := t.Frames, t.Stack
 		*t = s.threads[i]
 		nf, ns := s.nframes[2*i], s.nframes[2*i+1]

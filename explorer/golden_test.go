@@ -1,0 +1,66 @@
+package explorer_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"mcvm/asm"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestFingerprints_golden pins the fingerprints of whole state spaces: the
+// initial state's and a hash of the sorted set of all, per model. They must
+// be the same on every run and every machine, so a change here means the
+// canonical encoding changed (refresh with -update, and say so in the
+// commit) or the encoding depends on something it must not.
+func TestFingerprints_golden(t *testing.T) {
+	const golden = "testdata/fingerprints.golden"
+	paths, _ := filepath.Glob("../testdata/conformance/*.mcasm")
+	paths = append([]string{"../benchmarks/models/philo.mcasm", "../benchmarks/models/philo_ok.mcasm"}, paths...)
+	var b strings.Builder
+	for _, path := range paths {
+		p, err := asm.AssembleFile(path, asm.Options{Defines: map[string]int64{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
+			m, err := vm.New(p, vm.Options{Granularity: g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fps []uint64
+			res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 200000,
+				OnState: func(id int32, fp uint64) { fps = append(fps, fp) }})
+			first := fps[0]
+			slices.Sort(fps)
+			h := xxhash.New()
+			for _, fp := range fps {
+				fmt.Fprintf(h, "%016x\n", fp)
+			}
+			fmt.Fprintf(&b, "%s %s states=%d initial=%016x all=%016x\n",
+				filepath.Base(path), g, res.Stats.States, first, h.Sum64())
+		}
+	}
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (create it with go test ./explorer -run TestFingerprints_golden -update)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("fingerprints differ from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
