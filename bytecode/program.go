@@ -69,9 +69,9 @@ type MethodFlag uint8
 
 // Method flags.
 const (
-	MethodStatic MethodFlag = 1 << iota
-	MethodSync              // synchronized: the receiver's (or, if static, the class's) monitor is held during the call
-	MethodReturns           // returns a value (retval); otherwise return
+	MethodStatic  MethodFlag = 1 << iota
+	MethodSync               // synchronized: the receiver's (or, if static, the class's) monitor is held during the call
+	MethodReturns            // returns a value (retval); otherwise return
 )
 
 // HandlerKind is the kind of an exception handler. Only catch handlers exist

@@ -143,7 +143,7 @@ type search struct {
 	trans  []vm.Trans
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
-	stack  []frame    // DFS
+	stack  []frame // DFS
 	snaps  []*vm.Snapshot
 	parent []int32    // BFS: state -> parent state
 	via    []vm.Trans // BFS: state -> transition from its parent
