@@ -127,6 +127,8 @@ type Machine struct {
 	throwM   int32
 	throwPC  int32
 	executed int // instructions executed by the last Step
+
+	useSwitch bool // dispatch with execSwitch (for BenchmarkDispatch)
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -414,7 +416,7 @@ func (m *Machine) Step(tr Trans) *Fault {
 	} else {
 		o := m.next(t)
 		m.executed++
-		if !o.fn(m, t, o) {
+		if !m.exec(t, o) {
 			return m.result()
 		}
 	}
@@ -427,11 +429,19 @@ func (m *Machine) Step(tr Trans) *Fault {
 			break
 		}
 		m.executed++
-		if !o.fn(m, t, o) {
+		if !m.exec(t, o) {
 			break
 		}
 	}
 	return m.result()
+}
+
+// exec runs one instruction: the one place executors are called from.
+func (m *Machine) exec(t *Thread, o *op) bool {
+	if m.useSwitch {
+		return execSwitch(m, t, o)
+	}
+	return o.fn(m, t, o)
 }
 
 func (m *Machine) result() *Fault {
