@@ -145,11 +145,12 @@ type search struct {
 
 	stack  []frame // DFS
 	snaps  []*vm.Snapshot
-	parent []int32    // BFS: state -> parent state
-	via    []vm.Trans // BFS: state -> transition from its parent
-	depth  []int32    // BFS: state -> depth
-	expand []bool     // BFS: state -> to be expanded
-	level  []vm.Trans // BFS: the transitions of the state being expanded
+	parent []int32     // BFS: state -> parent state
+	via    []vm.Trans  // BFS: state -> transition from its parent
+	depth  []int32     // BFS: state -> depth
+	expand []bool      // BFS: state -> to be expanded
+	level  []vm.Trans  // BFS: the transitions of the state being expanded
+	bsnap  vm.Snapshot // BFS: the state being expanded
 
 	fault *vm.Fault
 	path  []vm.Trans
@@ -361,9 +362,16 @@ func (s *search) bfs() {
 			s.loaded = cur
 		}
 		s.level = s.m.Enabled(s.level[:0])
+		if len(s.level) > 1 {
+			s.m.Save(&s.bsnap)
+		}
 		for i := range s.level {
 			if s.tick() {
 				return
+			}
+			if s.loaded != cur {
+				s.m.Restore(&s.bsnap)
+				s.loaded = cur
 			}
 			tr := s.level[i]
 			if f := s.step(cur, tr); f != nil {
