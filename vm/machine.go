@@ -503,14 +503,15 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name, o.in.Op))
 			break
 		}
-		if !o.fn(m, t, o) {
-			break
-		}
-		if t.Status == StatusTerminated {
+		ok := o.fn(m, t, o)
+		if t.Status == StatusTerminated && !m.faulted {
 			if m.evalVal.Ref || m.evalVal.I == 0 {
 				m.setFault(t, FaultInvariant, -1, "invariant "+name+" violated")
 				m.fault.Method, m.fault.PC = mi, -1
 			}
+			break
+		}
+		if !ok {
 			break
 		}
 	}
