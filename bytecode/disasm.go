@@ -327,3 +327,10 @@ func inComment(s string) string {
 	}
 	return s
 }
+
+// FormatInstr renders one instruction of p with symbolic operands, as the
+// disassembler does; branch targets are shown as "@pc".
+func FormatInstr(p *Program, in Instr) string {
+	d := &disasm{p: p}
+	return d.instr(nil, in, func(pc int64) string { return "@" + strconv.FormatInt(pc, 10) })
+}

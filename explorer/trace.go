@@ -62,7 +62,7 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 		if meth, pc := m.Where(tr.Thread); meth >= 0 {
 			in := p.Methods[meth].Code[pc]
 			st.Method, st.PC = p.MethodName(meth), pc
-			st.Instr = FormatInstr(p, in)
+			st.Instr = bytecode.FormatInstr(p, in)
 			st.Pos = p.PosString(p.InstrPos(meth, pc))
 			if in.Op.Is(bytecode.FlagChoice) {
 				st.Choice = tr.Choice
@@ -89,31 +89,6 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 		return steps, &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, nil
 	}
 	return steps, nil, nil
-}
-
-// FormatInstr renders an instruction with symbolic operands, as in assembly.
-func FormatInstr(p *bytecode.Program, in bytecode.Instr) string {
-	info := in.Op.Info()
-	name := in.Op.String()
-	switch info.Operand {
-	case bytecode.OperandInt, bytecode.OperandLocal, bytecode.OperandCount:
-		return name + " " + strconv.FormatInt(in.A, 10)
-	case bytecode.OperandLocInt:
-		return name + " " + strconv.FormatInt(in.A, 10) + " " + strconv.FormatInt(in.B, 10)
-	case bytecode.OperandLabel:
-		return name + " @" + strconv.FormatInt(in.A, 10)
-	case bytecode.OperandClass:
-		return name + " " + p.Classes[in.A].Name
-	case bytecode.OperandField:
-		return name + " " + p.FieldName(int32(in.A))
-	case bytecode.OperandStatic:
-		return name + " " + p.StaticName(int32(in.A))
-	case bytecode.OperandMethod:
-		return name + " " + p.MethodName(int32(in.A))
-	case bytecode.OperandString:
-		return name + " " + strconv.Quote(p.Strings[in.A])
-	}
-	return name
 }
 
 // Trail is a path with the program and granularity it belongs to.

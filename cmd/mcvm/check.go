@@ -151,7 +151,7 @@ func threadEnds(m *vm.Machine) []threadEnd {
 		}
 		if meth, pc := m.Where(t.ID); meth >= 0 {
 			e.Method = p.MethodName(meth)
-			e.Instr = explorer.FormatInstr(p, p.Methods[meth].Code[pc])
+			e.Instr = bytecode.FormatInstr(p, p.Methods[meth].Code[pc])
 			e.Pos = p.PosString(p.InstrPos(meth, pc))
 		}
 		ends = append(ends, e)
