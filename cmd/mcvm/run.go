@@ -64,7 +64,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "mcvm run: deadlock after %d transitions: no thread can run\n", step)
 				for _, e := range threadEnds(m) {
 					if e.Status != "terminated" {
-						fmt.Fprintf(stderr, "  thread %d  %-10s at %s %s (%s)\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method)
+						fmt.Fprintf(stderr, "  thread %d  %-10s at %s %s (%s) %s\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method, e.Blocker)
 					}
 				}
 				return exitViolation
