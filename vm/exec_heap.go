@@ -21,6 +21,9 @@ func (m *Machine) object(t *Thread, v Value) (heap.Ref, bool) {
 	return heap.Ref(v.I), true
 }
 
+// threadIDField is the index of Thread.id, the first field of every program.
+const threadIDField = 0
+
 // checkKind records a type error unless v has kind k.
 func (m *Machine) checkKind(t *Thread, v Value, k bytecode.Kind) bool {
 	if v.Ref != (k == bytecode.KindRef) {
@@ -67,6 +70,9 @@ func execGetfield(m *Machine, t *Thread, o *op) bool {
 }
 
 func execPutfield(m *Machine, t *Thread, o *op) bool {
+	if o.a == threadIDField {
+		return m.typeError(t, "Thread.id is read-only")
+	}
 	n := len(t.Stack)
 	r, ok := m.object(t, t.Stack[n-2])
 	if !ok {

@@ -38,7 +38,7 @@ const (
 	MaxFrames     = 1 << 12
 	MaxObjects    = 1 << 22
 	MaxThreads    = 1 << 12
-	MaxSlots      = 1 << 26
+	MaxSlots      = 1 << 24
 	maxEvalSteps  = 1 << 22
 )
 
