@@ -83,6 +83,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
+	rep.continued = opts.Continue
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -178,6 +179,7 @@ type report struct {
 	BytesPerState float64     `json:"bytes_per_state"`
 	Trace         []traceStep `json:"trace"`
 	Threads       []threadEnd `json:"threads_at_end,omitempty"`
+	continued     bool        // --continue: always say how many errors
 }
 
 type traceStep struct {
@@ -250,7 +252,7 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "error:       %s\n", r.Message)
 	}
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
-	if r.Errors > 1 || (r.Errors > 0 && r.Verdict == "ok") {
+	if r.continued || r.Errors > 1 {
 		fmt.Fprintf(w, "errors:      %d\n", r.Errors)
 	}
 	fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
