@@ -42,31 +42,8 @@ func (c *Canon) Root(r Ref) Ref {
 	return id
 }
 
-// Close numbers everything reachable from the roots given so far.
-func (c *Canon) Close(h *Heap, l *Layout) {
-	for i := 0; i < len(c.order); i++ {
-		o := &h.Objs[c.order[i]-1]
-		slots := h.Data[o.Off : o.Off+o.Len]
-		switch o.Kind {
-		case KindRefArray:
-			for _, s := range slots {
-				c.Root(Ref(s))
-			}
-		case KindObject:
-			refs := l.slots[o.Class]
-			for j, s := range slots {
-				if refs[j] {
-					c.Root(Ref(s))
-				}
-			}
-		}
-	}
-}
-
-// Map returns the new reference of r (Null if r was not reached).
-func (c *Canon) Map(r Ref) Ref { return c.ids[r] }
-
-// Live returns the number of reachable objects.
+// Live returns the number of objects numbered so far (after
+// EncodeObjects: the reachable ones).
 func (c *Canon) Live() int { return len(c.order) }
 
 // AppendUvarint appends x as a uvarint, with a fast path for one byte.
@@ -82,17 +59,21 @@ func AppendVarint(b []byte, x int64) []byte {
 	return AppendUvarint(b, uint64(x<<1)^uint64(x>>63))
 }
 
-// EncodeObjects appends the reachable objects in their new order:
+// EncodeObjects numbers everything reachable from the roots given so far
+// and appends the reachable objects in their new order:
 //
-//	objects = count { tag:uvarint owner:uvarint [count:uvarint] [len:uvarint] slots }
+//	objects = { tag:uvarint owner:uvarint [count:uvarint] [len:uvarint] slots }
 //
-// tag is 0 for an int array, 1 for a reference array, class+2 for an
-// object; count follows only a non-zero owner; len only for arrays; int
-// slots are zig-zag varints and reference slots uvarints of new references.
+// running to the end of the encoding. tag is 0 for an int array, 1 for a
+// reference array, class+2 for an object; count follows only a non-zero
+// owner; len only for arrays; int slots are zig-zag varints and reference
+// slots uvarints of new references. Objects are numbered breadth-first in
+// the same pass that encodes them: an object's references are numbered
+// when its slots are written, which is exactly the order a separate
+// traversal would give.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
-	b = AppendUvarint(b, uint64(len(c.order)))
-	for _, r := range c.order {
-		o := &h.Objs[r-1]
+	for i := 0; i < len(c.order); i++ {
+		o := &h.Objs[c.order[i]-1]
 		slots := h.Data[o.Off : o.Off+o.Len]
 		switch o.Kind {
 		case KindIntArray:
@@ -115,13 +96,13 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
 		case KindRefArray:
 			b = AppendUvarint(b, uint64(len(slots)))
 			for _, s := range slots {
-				b = AppendUvarint(b, uint64(c.ids[s]))
+				b = AppendUvarint(b, uint64(c.Root(Ref(s))))
 			}
 		default:
 			refs := l.slots[o.Class]
 			for j, s := range slots {
 				if refs[j] {
-					b = AppendUvarint(b, uint64(c.ids[s]))
+					b = AppendUvarint(b, uint64(c.Root(Ref(s))))
 				} else {
 					b = AppendVarint(b, s)
 				}
@@ -131,14 +112,12 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
 	return b
 }
 
-// DecodeObjects replaces h's contents with the objects encoded at b[off:]
-// by EncodeObjects and returns the offset after them. The input must come
-// from EncodeObjects with the same layout.
-func DecodeObjects(b []byte, off int, h *Heap, l *Layout) int {
+// DecodeObjects replaces h's contents with the objects encoded in b[off:]
+// by EncodeObjects, which run to the end of b. The input must come from
+// EncodeObjects with the same layout.
+func DecodeObjects(b []byte, off int, h *Heap, l *Layout) {
 	h.Reset()
-	n, k := binary.Uvarint(b[off:])
-	off += k
-	for i := uint64(0); i < n; i++ {
+	for off < len(b) {
 		tag, k := binary.Uvarint(b[off:])
 		off += k
 		owner, k := binary.Uvarint(b[off:])
@@ -191,5 +170,4 @@ func DecodeObjects(b []byte, off int, h *Heap, l *Layout) int {
 		o.Owner = int32(owner)
 		o.Count = int32(count)
 	}
-	return off
 }

@@ -137,7 +137,6 @@ func (m *Machine) Encode(b []byte) []byte {
 			}
 		}
 	}
-	c.Close(&s.Heap, m.layout)
 	return c.EncodeObjects(b, &s.Heap, m.layout)
 }
 
