@@ -29,7 +29,11 @@ func TestFingerprints_golden(t *testing.T) {
 	paths = append([]string{"../benchmarks/models/philo.mcasm", "../benchmarks/models/philo_ok.mcasm"}, paths...)
 	var b strings.Builder
 	for _, path := range paths {
-		p, err := asm.AssembleFile(path, asm.Options{Defines: map[string]int64{}})
+		var defs map[string]int64
+		if strings.Contains(path, "philo") {
+			defs = map[string]int64{"N": 3}
+		}
+		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +43,7 @@ func TestFingerprints_golden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fps []uint64
-			res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 200000,
+			res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 100000,
 				OnState: func(id int32, fp uint64) { fps = append(fps, fp) }})
 			first := fps[0]
 			slices.Sort(fps)

@@ -122,7 +122,7 @@ func (m *Machine) equal(t *Thread, o *op) (eq, ok bool) {
 func execEq(m *Machine, t *Thread, o *op) bool {
 	eq, ok := m.equal(t, o)
 	if !ok {
-		return false
+		return m.resume
 	}
 	t.Stack = append(t.Stack, Value{I: b2i(eq)})
 	t.top().PC++
@@ -132,7 +132,7 @@ func execEq(m *Machine, t *Thread, o *op) bool {
 func execNe(m *Machine, t *Thread, o *op) bool {
 	eq, ok := m.equal(t, o)
 	if !ok {
-		return false
+		return m.resume
 	}
 	t.Stack = append(t.Stack, Value{I: b2i(!eq)})
 	t.top().PC++

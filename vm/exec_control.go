@@ -34,7 +34,7 @@ func branch2(cond func(a, b int64) bool) func(m *Machine, t *Thread, o *op) bool
 	return func(m *Machine, t *Thread, o *op) bool {
 		a, b, ok := m.ints(t)
 		if !ok {
-			return false
+			return m.resume
 		}
 		f := t.top()
 		if cond(a, b) {
@@ -58,7 +58,7 @@ var (
 func execIfeq(m *Machine, t *Thread, o *op) bool {
 	eq, ok := m.equal(t, o)
 	if !ok {
-		return false
+		return m.resume
 	}
 	f := t.top()
 	if eq {
@@ -72,7 +72,7 @@ func execIfeq(m *Machine, t *Thread, o *op) bool {
 func execIfne(m *Machine, t *Thread, o *op) bool {
 	eq, ok := m.equal(t, o)
 	if !ok {
-		return false
+		return m.resume
 	}
 	f := t.top()
 	if !eq {
@@ -162,12 +162,16 @@ func (m *Machine) invoke(t *Thread, mi int32) bool {
 }
 
 // popFrame leaves the top frame, releasing a synchronized method's monitor.
+// If the thread no longer owns that monitor it throws
+// IllegalMonitorStateException instead and returns false; m.resume then
+// says whether the transition may go on (the exception was caught).
 func (m *Machine) popFrame(t *Thread) bool {
 	f := t.top()
 	if f.Lock != heap.Null {
 		o := m.S.Heap.Obj(f.Lock)
 		if o.Owner != t.ID+1 {
-			return m.throwNew(t, bytecode.ClassIllegalMonitorState)
+			m.throwNew(t, bytecode.ClassIllegalMonitorState)
+			return false
 		}
 		if o.Count--; o.Count == 0 {
 			o.Owner = 0
@@ -180,7 +184,7 @@ func (m *Machine) popFrame(t *Thread) bool {
 
 func execReturn(m *Machine, t *Thread, o *op) bool {
 	if !m.popFrame(t) {
-		return false
+		return m.resume
 	}
 	if len(t.Frames) == 0 {
 		m.endThread(t, Value{})
@@ -193,7 +197,7 @@ func execReturn(m *Machine, t *Thread, o *op) bool {
 func execRetval(m *Machine, t *Thread, o *op) bool {
 	v := t.Stack[len(t.Stack)-1]
 	if !m.popFrame(t) {
-		return false
+		return m.resume
 	}
 	if len(t.Frames) == 0 {
 		m.endThread(t, v)
@@ -220,16 +224,24 @@ func execThrow(m *Machine, t *Thread, o *op) bool {
 	if v.I == 0 {
 		return m.throwNew(t, bytecode.ClassNullPointer)
 	}
+	if !m.instance(v, bytecode.ClassThrowable) {
+		t.push(v)
+		return m.typeError(t, "throw of %s, which is not a Throwable", m.className(m.S.Heap.Obj(heap.Ref(v.I)).Class))
+	}
 	return m.throw(t, heap.Ref(v.I))
 }
 
-// throwNew throws a new instance of a built-in exception class.
+// throwNew throws a new instance of a built-in exception class. Like
+// throw it returns whether a handler caught it, and it records that in
+// m.resume for executors whose helpers threw.
 func (m *Machine) throwNew(t *Thread, class int32) bool {
 	if m.evaling {
-		m.setFault(t, FaultInvariant, class, "throws "+m.prog.Classes[class].Name)
+		m.setFault(t, FaultInvariant, class, "throws "+m.className(class))
+		m.resume = false
 		return false
 	}
-	return m.throw(t, m.S.Heap.New(m.layout, class))
+	m.resume = m.throw(t, m.S.Heap.New(m.layout, class))
+	return m.resume
 }
 
 // throw unwinds t's frames to the first handler matching r's class; with
@@ -250,7 +262,7 @@ func (m *Machine) throw(t *Thread, r heap.Ref) bool {
 			if f.PC < h.Start || f.PC >= h.End {
 				continue
 			}
-			if h.Class >= 0 && (obj.Kind != heap.KindObject || !m.sub[int(class)*m.nclasses+int(h.Class)]) {
+			if h.Class >= 0 && !m.isA(obj, h.Class) {
 				continue
 			}
 			t.Stack = append(t.Stack[:f.Base+meth.Locals], Value{I: int64(r), Ref: true})
@@ -261,7 +273,7 @@ func (m *Machine) throw(t *Thread, r heap.Ref) bool {
 			break
 		}
 		if !m.popFrame(t) {
-			return false // the release threw; that exception was handled or reported
+			return m.resume // the release threw; that exception replaced this one
 		}
 	}
 	m.fault = Fault{Kind: FaultException, Thread: t.ID, Method: m.throwM, PC: m.throwPC, Class: class,

@@ -57,11 +57,11 @@ func (m *Machine) fieldSlots(t *Thread, r heap.Ref, f int32) ([]int64, bool) {
 func execGetfield(m *Machine, t *Thread, o *op) bool {
 	r, ok := m.object(t, t.Stack[len(t.Stack)-1])
 	if !ok {
-		return false
+		return m.resume
 	}
 	slots, ok := m.fieldSlots(t, r, int32(o.a))
 	if !ok {
-		return false
+		return m.resume
 	}
 	f := &m.prog.Fields[o.a]
 	t.Stack[len(t.Stack)-1] = Value{I: slots[f.Slot], Ref: f.Kind == bytecode.KindRef}
@@ -76,16 +76,16 @@ func execPutfield(m *Machine, t *Thread, o *op) bool {
 	n := len(t.Stack)
 	r, ok := m.object(t, t.Stack[n-2])
 	if !ok {
-		return false
+		return m.resume
 	}
 	slots, ok := m.fieldSlots(t, r, int32(o.a))
 	if !ok {
-		return false
+		return m.resume
 	}
 	f := &m.prog.Fields[o.a]
 	v := t.Stack[n-1]
 	if !m.checkKind(t, v, f.Kind) {
-		return false
+		return m.resume
 	}
 	slots[f.Slot] = v.I
 	t.Stack = t.Stack[:n-2]
@@ -102,7 +102,7 @@ func execGetstatic(m *Machine, t *Thread, o *op) bool {
 func execPutstatic(m *Machine, t *Thread, o *op) bool {
 	v := t.Stack[len(t.Stack)-1]
 	if !m.checkKind(t, v, m.prog.Statics[o.a].Kind) {
-		return false
+		return m.resume
 	}
 	m.S.Statics[o.a] = v.I
 	t.Stack = t.Stack[:len(t.Stack)-1]
@@ -110,13 +110,21 @@ func execPutstatic(m *Machine, t *Thread, o *op) bool {
 	return true
 }
 
-// instance reports whether v is a non-null instance of class c.
+// instance reports whether v is a non-null instance of class c. Arrays
+// are instances of Object only, as in Java.
 func (m *Machine) instance(v Value, c int32) bool {
 	if v.I == 0 {
 		return false
 	}
-	obj := m.S.Heap.Obj(heap.Ref(v.I))
-	return obj.Kind == heap.KindObject && m.sub[int(obj.Class)*m.nclasses+int(c)]
+	return m.isA(m.S.Heap.Obj(heap.Ref(v.I)), c)
+}
+
+// isA reports whether obj is an instance of class c.
+func (m *Machine) isA(obj *heap.Object, c int32) bool {
+	if obj.Kind != heap.KindObject {
+		return c == bytecode.ClassObject
+	}
+	return m.sub[int(obj.Class)*m.nclasses+int(c)]
 }
 
 func execInstanceof(m *Machine, t *Thread, o *op) bool {
@@ -188,7 +196,7 @@ func execArrload(m *Machine, t *Thread, o *op) bool {
 	iv := t.Stack[n-1]
 	slots, kind, ok := m.element(t, t.Stack[n-2], iv)
 	if !ok {
-		return false
+		return m.resume
 	}
 	t.Stack[n-2] = Value{I: slots[iv.I], Ref: kind == heap.KindRefArray}
 	t.Stack = t.Stack[:n-1]
@@ -201,7 +209,7 @@ func execArrstore(m *Machine, t *Thread, o *op) bool {
 	iv, v := t.Stack[n-2], t.Stack[n-1]
 	slots, kind, ok := m.element(t, t.Stack[n-3], iv)
 	if !ok {
-		return false
+		return m.resume
 	}
 	if v.Ref != (kind == heap.KindRefArray) {
 		return m.typeError(t, "storing a value of the wrong kind into an array")
@@ -216,7 +224,7 @@ func execArrlen(m *Machine, t *Thread, o *op) bool {
 	n := len(t.Stack)
 	r, ok := m.object(t, t.Stack[n-1])
 	if !ok {
-		return false
+		return m.resume
 	}
 	obj := m.S.Heap.Obj(r)
 	if obj.Kind == heap.KindObject {

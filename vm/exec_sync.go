@@ -41,7 +41,7 @@ func (m *Machine) threadArg(t *Thread) (*Thread, bool) {
 func execStart(m *Machine, t *Thread, o *op) bool {
 	u, ok := m.threadArg(t)
 	if !ok {
-		return false
+		return m.resume
 	}
 	if u.Status != StatusNew {
 		t.Stack = append(t.Stack, Value{I: int64(u.Obj), Ref: true})
@@ -54,7 +54,7 @@ func execStart(m *Machine, t *Thread, o *op) bool {
 
 func execJoin(m *Machine, t *Thread, o *op) bool {
 	if _, ok := m.threadArg(t); !ok {
-		return false
+		return m.resume
 	}
 	t.top().PC++
 	return true
@@ -71,7 +71,7 @@ func execTid(m *Machine, t *Thread, o *op) bool {
 func execMonitorenter(m *Machine, t *Thread, o *op) bool {
 	r, ok := m.object(t, t.Stack[len(t.Stack)-1])
 	if !ok {
-		return false
+		return m.resume
 	}
 	obj := m.S.Heap.Obj(r)
 	if obj.Owner != 0 && obj.Owner != t.ID+1 {
@@ -103,7 +103,7 @@ func (m *Machine) owned(t *Thread) (heap.Ref, *heap.Object, bool) {
 func execMonitorexit(m *Machine, t *Thread, o *op) bool {
 	_, obj, ok := m.owned(t)
 	if !ok {
-		return false
+		return m.resume
 	}
 	if obj.Count--; obj.Count == 0 {
 		obj.Owner = 0
@@ -115,7 +115,7 @@ func execMonitorexit(m *Machine, t *Thread, o *op) bool {
 func execWait(m *Machine, t *Thread, o *op) bool {
 	r, obj, ok := m.owned(t)
 	if !ok {
-		return false
+		return m.resume
 	}
 	t.WaitObj, t.WaitCount = r, obj.Count
 	obj.Owner, obj.Count = 0, 0
@@ -127,7 +127,7 @@ func execWait(m *Machine, t *Thread, o *op) bool {
 func execNotify(m *Machine, t *Thread, o *op) bool {
 	r, _, ok := m.owned(t)
 	if !ok {
-		return false
+		return m.resume
 	}
 	k := m.choice
 	for _, u := range m.S.Threads {
@@ -146,7 +146,7 @@ func execNotify(m *Machine, t *Thread, o *op) bool {
 func execNotifyall(m *Machine, t *Thread, o *op) bool {
 	r, _, ok := m.owned(t)
 	if !ok {
-		return false
+		return m.resume
 	}
 	for _, u := range m.S.Threads {
 		if u.Status == StatusWaiting && u.WaitObj == r {

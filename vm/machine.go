@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -129,6 +130,9 @@ type Machine struct {
 	executed int // instructions executed by the last Step
 
 	useSwitch bool // dispatch with execSwitch (for BenchmarkDispatch)
+	// resume says, after a helper of an executor threw (or faulted), whether
+	// the transition goes on: true when a handler caught the exception.
+	resume bool
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -460,6 +464,7 @@ func (m *Machine) setFault(t *Thread, kind FaultKind, class int32, msg string) {
 	}
 	m.fault = Fault{Kind: kind, Thread: t.ID, Method: meth, PC: pc, Class: class, Msg: msg}
 	m.faulted = true
+	m.resume = false
 }
 
 // typeError records a fault for a value of the wrong kind: the program is
@@ -518,10 +523,10 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 	if !m.faulted {
 		return nil
 	}
-	if m.fault.Kind != FaultInvariant {
+	if !strings.HasPrefix(m.fault.Msg, "invariant ") {
 		m.fault.Msg = "invariant " + name + " failed: " + m.fault.Msg
-		m.fault.Kind = FaultInvariant
 	}
+	m.fault.Kind = FaultInvariant
 	return &m.fault
 }
 

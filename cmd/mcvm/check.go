@@ -233,9 +233,12 @@ func faultMessage(p *bytecode.Program, f *vm.Fault) string {
 	default:
 		b.WriteString(f.Msg)
 	}
-	if f.Method >= 0 && f.PC >= 0 {
+	switch {
+	case f.Method >= 0 && f.PC >= 0 && f.Thread < 0: // in an invariant
+		fmt.Fprintf(&b, " (%s, %s)", p.MethodName(f.Method), p.PosString(p.InstrPos(f.Method, f.PC)))
+	case f.Method >= 0 && f.PC >= 0:
 		fmt.Fprintf(&b, " (thread %d, %s, %s)", f.Thread, p.MethodName(f.Method), p.PosString(p.InstrPos(f.Method, f.PC)))
-	} else if f.Thread >= 0 {
+	case f.Thread >= 0:
 		fmt.Fprintf(&b, " (thread %d)", f.Thread)
 	}
 	return b.String()
