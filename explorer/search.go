@@ -269,7 +269,7 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 
 // maxSnapDepth bounds the DFS levels that keep a raw snapshot for
 // backtracking; deeper levels decode their stored encoding instead.
-const maxSnapDepth = 1 << 17
+var maxSnapDepth = 1 << 17
 
 type frame struct {
 	snap       bool // snaps[level] holds this state

@@ -47,7 +47,7 @@ func execStart(m *Machine, t *Thread, o *op) bool {
 		t.Stack = append(t.Stack, Value{I: int64(u.Obj), Ref: true})
 		return m.throwNew(t, bytecode.ClassIllegalThreadState)
 	}
-	u.Status = StatusRunnable
+	u.Status, u.stamp = StatusRunnable, m.clock
 	t.top().PC++
 	return true
 }
@@ -133,7 +133,7 @@ func execNotify(m *Machine, t *Thread, o *op) bool {
 	for _, u := range m.S.Threads {
 		if u.Status == StatusWaiting && u.WaitObj == r {
 			if k == 0 {
-				u.Status = StatusNotified
+				u.Status, u.stamp = StatusNotified, m.clock
 				break
 			}
 			k--
@@ -150,7 +150,7 @@ func execNotifyall(m *Machine, t *Thread, o *op) bool {
 	}
 	for _, u := range m.S.Threads {
 		if u.Status == StatusWaiting && u.WaitObj == r {
-			u.Status = StatusNotified
+			u.Status, u.stamp = StatusNotified, m.clock
 		}
 	}
 	t.top().PC++

@@ -114,8 +114,11 @@ type Machine struct {
 	refStatics []int
 	syncVirt   []bool // per method: some override reachable by invokevirtual is synchronized
 
-	S     State
-	pool  []*Thread
+	S    State
+	pool []*Thread
+	// clock orders changes to threads and snapshots: a thread whose stamp
+	// is at least a snapshot's clock may differ from its copy there.
+	clock uint64
 	canon heap.Canon
 
 	fault    Fault
@@ -192,6 +195,7 @@ func (m *Machine) Options() Options { return m.opts }
 // Init sets the initial state: statics at their initial values and thread
 // 0 about to run the entry method.
 func (m *Machine) Init() {
+	m.clock++
 	p := m.prog
 	s := &m.S
 	s.Heap.Reset()
@@ -407,6 +411,7 @@ func (m *Machine) Executed() int { return m.executed }
 // current state. It returns the fault the transition ran into, or nil.
 func (m *Machine) Step(tr Trans) *Fault {
 	t := m.S.Threads[tr.Thread]
+	t.stamp = m.clock
 	m.faulted = false
 	m.choice = tr.Choice
 	m.executed = 0

@@ -6,8 +6,12 @@ import "mcvm/heap"
 
 // Snapshot is a raw copy of a machine's state. Saving and restoring one is
 // a few memory copies, much cheaper than Decode, at the price of more
-// memory than an encoding. A Snapshot is reused across Saves.
+// memory than an encoding. Restore copies back only the threads that
+// changed since the Save (every change to a thread stamps it with the
+// machine's clock), so undoing one transition costs about one thread. A
+// Snapshot is reused across Saves.
 type Snapshot struct {
+	clock   uint64
 	heap    heap.Heap
 	statics []int64
 	threads []Thread // headers only: Frames and Stack are nil
@@ -18,6 +22,8 @@ type Snapshot struct {
 
 // Save copies the machine's state into s.
 func (m *Machine) Save(s *Snapshot) {
+	m.clock++
+	s.clock = m.clock
 	st := &m.S
 	s.heap.CopyFrom(&st.Heap)
 	s.statics = append(s.statics[:0], st.Statics...)
@@ -40,19 +46,24 @@ func (m *Machine) Restore(s *Snapshot) {
 	st := &m.S
 	st.Heap.CopyFrom(&s.heap)
 	st.Statics = append(st.Statics[:0], s.statics...)
-	st.Threads = st.Threads[:0]
-	var fo, so int32
+	live := len(st.Threads)
 	for len(m.pool) < len(s.threads) {
 		m.pool = append(m.pool, &Thread{})
 	}
+	m.clock++
+	st.Threads = st.Threads[:0]
+	var fo, so int32
 	for i := range s.threads {
 		t := m.pool[i]
 		st.Threads = append(st.Threads, t)
-		frames, stack := t.Frames, t.Stack
-		*t = s.threads[i]
 		nf, ns := s.nframes[2*i], s.nframes[2*i+1]
-		t.Frames = append(frames[:0], s.frames[fo:fo+nf]...)
-		t.Stack = append(stack[:0], s.stack[so:so+ns]...)
+		if i >= live || t.stamp >= s.clock {
+			frames, stack := t.Frames, t.Stack
+			*t = s.threads[i]
+			t.Frames = append(frames[:0], s.frames[fo:fo+nf]...)
+			t.Stack = append(stack[:0], s.stack[so:so+ns]...)
+			t.stamp = m.clock
+		}
 		fo += nf
 		so += ns
 	}

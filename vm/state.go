@@ -55,6 +55,7 @@ type Thread struct {
 	WaitCount int32    // the monitor count to restore after wait
 	Frames    []Frame
 	Stack     []Value
+	stamp     uint64 // Machine.clock when last changed (see Restore)
 }
 
 func (t *Thread) push(v Value) { t.Stack = append(t.Stack, v) }
@@ -143,6 +144,7 @@ func (m *Machine) Encode(b []byte) []byte {
 // Decode replaces the machine's state with the one encoded in b by Encode.
 // b must come from Encode on a machine for the same program.
 func (m *Machine) Decode(b []byte) {
+	m.clock++
 	s := &m.S
 	off := 0
 	uv := func() uint64 {
@@ -205,7 +207,7 @@ func (m *Machine) thread(id int32) *Thread {
 		t = &Thread{}
 		m.pool = append(m.pool, t)
 	}
-	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0]}
+	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0], stamp: m.clock}
 	s.Threads = append(s.Threads, t)
 	return t
 }
