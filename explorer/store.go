@@ -11,30 +11,42 @@ const chunkSize = 4 << 20
 // are equal byte for byte; the fingerprint only chooses the bucket.
 type Store struct {
 	chunks [][]byte
-	offs   []uint64 // id -> chunk<<32 | offset of the length-prefixed encoding
-	fps    []uint64 // id -> fingerprint
-	table  []int32  // open addressing: id+1, 0 when empty
-	bytes  int64    // encoding bytes including length prefixes
+	offs   []uint64 // id -> chunk<<32 | offset of the record
+	table  []slot   // open addressing by fingerprint
+	bytes  int64    // record bytes
+}
+
+// slot is a hash table entry: a fingerprint and where its record is
+// (chunk<<32 | offset, plus 1; 0 when empty). A record is the state's id
+// (4 bytes), the encoding's length (uvarint) and the encoding, so a lookup
+// that finds its state touches only the table slot and the record.
+type slot struct {
+	fp  uint64
+	ref uint64
 }
 
 // NewStore returns an empty store.
 func NewStore() *Store {
-	return &Store{table: make([]int32, 1<<16)}
+	return &Store{table: make([]slot, 1<<16)}
 }
 
 // Len returns the number of states stored.
 func (s *Store) Len() int { return len(s.offs) }
 
-// Fingerprint returns the fingerprint of state id.
-func (s *Store) Fingerprint(id int32) uint64 { return s.fps[id] }
 
 // Get returns the encoding of state id. The slice aliases the store.
 func (s *Store) Get(id int32) []byte {
-	o := s.offs[id]
-	c := s.chunks[o>>32]
-	off := int(uint32(o))
-	n, k := binary.Uvarint(c[off:])
-	return c[off+k : off+k+int(n)]
+	_, enc := s.record(s.offs[id])
+	return enc
+}
+
+// record returns the id and encoding of the record at ref.
+func (s *Store) record(ref uint64) (int32, []byte) {
+	c := s.chunks[ref>>32]
+	off := int(uint32(ref))
+	id := int32(binary.LittleEndian.Uint32(c[off:]))
+	n, k := binary.Uvarint(c[off+4:])
+	return id, c[off+4+k : off+4+k+int(n)]
 }
 
 // Add inserts enc with fingerprint fp unless an equal encoding is stored,
@@ -43,28 +55,29 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	mask := uint64(len(s.table) - 1)
 	i := fp & mask
 	for {
-		e := s.table[i]
-		if e == 0 {
+		e := &s.table[i]
+		if e.ref == 0 {
 			break
 		}
-		id := e - 1
-		if s.fps[id] == fp && string(s.Get(id)) == string(enc) {
-			return id, false
+		if e.fp == fp {
+			if id, old := s.record(e.ref - 1); string(old) == string(enc) {
+				return id, false
+			}
 		}
 		i = (i + 1) & mask
 	}
 	id := int32(len(s.offs))
-	s.table[i] = id + 1
-	s.offs = append(s.offs, s.put(enc))
-	s.fps = append(s.fps, fp)
+	ref := s.put(id, enc)
+	s.table[i] = slot{fp: fp, ref: ref + 1}
+	s.offs = append(s.offs, ref)
 	if 2*len(s.offs) > len(s.table) {
 		s.grow()
 	}
 	return id, true
 }
 
-func (s *Store) put(enc []byte) uint64 {
-	need := len(enc) + binary.MaxVarintLen64
+func (s *Store) put(id int32, enc []byte) uint64 {
+	need := 4 + len(enc) + binary.MaxVarintLen64
 	if len(s.chunks) == 0 || len(s.chunks[len(s.chunks)-1])+need > cap(s.chunks[len(s.chunks)-1]) {
 		size := chunkSize
 		if need > size {
@@ -75,6 +88,7 @@ func (s *Store) put(enc []byte) uint64 {
 	ci := len(s.chunks) - 1
 	c := s.chunks[ci]
 	off := len(c)
+	c = binary.LittleEndian.AppendUint32(c, uint32(id))
 	c = binary.AppendUvarint(c, uint64(len(enc)))
 	c = append(c, enc...)
 	s.chunks[ci] = c
@@ -83,14 +97,17 @@ func (s *Store) put(enc []byte) uint64 {
 }
 
 func (s *Store) grow() {
-	t := make([]int32, 2*len(s.table))
+	t := make([]slot, 2*len(s.table))
 	mask := uint64(len(t) - 1)
-	for id, fp := range s.fps {
-		i := fp & mask
-		for t[i] != 0 {
+	for _, e := range s.table {
+		if e.ref == 0 {
+			continue
+		}
+		i := e.fp & mask
+		for t[i].ref != 0 {
 			i = (i + 1) & mask
 		}
-		t[i] = int32(id) + 1
+		t[i] = e
 	}
 	s.table = t
 }
@@ -98,5 +115,5 @@ func (s *Store) grow() {
 // Bytes returns the memory the store uses: encodings, per-state index
 // entries and the hash table.
 func (s *Store) Bytes() int64 {
-	return s.bytes + int64(len(s.offs))*16 + int64(len(s.table))*4
+	return s.bytes + int64(len(s.offs))*8 + int64(len(s.table))*16
 }

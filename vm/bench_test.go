@@ -80,3 +80,20 @@ func BenchmarkStep(b *testing.B) {
 		buf = m.Encode(buf[:0])
 	}
 }
+
+// BenchmarkEncode measures the canonical encoding of a dining-philosophers
+// state with every philosopher started.
+func BenchmarkEncode(b *testing.B) {
+	m := load(b, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 8}, vm.GranTransition)
+	var trs []vm.Trans
+	for i := 0; i < 60; i++ {
+		trs = m.Enabled(trs[:0])
+		m.Step(trs[0])
+	}
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = m.Encode(buf[:0])
+	}
+	b.ReportMetric(float64(len(buf)), "bytes")
+}
