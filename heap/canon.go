@@ -71,10 +71,17 @@ func AppendVarint(b []byte, x int64) []byte {
 // the same pass that encodes them: an object's references are numbered
 // when its slots are written, which is exactly the order a separate
 // traversal would give.
-func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
+//
+// The first skip objects numbered are not written (the caller encodes
+// them in its own way), but the objects they reference are numbered.
+func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
 	for i := 0; i < len(c.order); i++ {
 		o := &h.Objs[c.order[i]-1]
 		slots := h.Data[o.Off : o.Off+o.Len]
+		if i < skip {
+			c.rootSlots(o, slots, l)
+			continue
+		}
 		switch o.Kind {
 		case KindIntArray:
 			b = append(b, 0)
@@ -112,11 +119,28 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout) []byte {
 	return b
 }
 
-// DecodeObjects replaces h's contents with the objects encoded in b[off:]
-// by EncodeObjects, which run to the end of b. The input must come from
-// EncodeObjects with the same layout.
+// rootSlots numbers the objects o references.
+func (c *Canon) rootSlots(o *Object, slots []int64, l *Layout) {
+	switch o.Kind {
+	case KindRefArray:
+		for _, s := range slots {
+			c.Root(Ref(s))
+		}
+	case KindObject:
+		refs := l.slots[o.Class]
+		for j, s := range slots {
+			if refs[j] {
+				c.Root(Ref(s))
+			}
+		}
+	}
+}
+
+// DecodeObjects appends to h the objects encoded in b[off:] by
+// EncodeObjects, which run to the end of b. The input must come from
+// EncodeObjects with the same layout, and h must hold exactly the skipped
+// objects.
 func DecodeObjects(b []byte, off int, h *Heap, l *Layout) {
-	h.Reset()
 	for off < len(b) {
 		tag, k := binary.Uvarint(b[off:])
 		off += k

@@ -69,7 +69,7 @@ func build(l *heap.Layout, node int32, seed uint64, n int, perm *rand.Rand) (*he
 func encode(c *heap.Canon, h *heap.Heap, l *heap.Layout, root heap.Ref) []byte {
 	c.Reset(h)
 	c.Root(root)
-	return c.EncodeObjects(nil, h, l)
+	return c.EncodeObjects(nil, h, l, 0)
 }
 
 // TestCanon_allocationOrderAndGarbage checks that the encoding depends only

@@ -5,6 +5,7 @@ package vm
 import (
 	"encoding/binary"
 
+	"mcvm/bytecode"
 	"mcvm/heap"
 )
 
@@ -79,22 +80,32 @@ type State struct {
 
 // Encode appends the canonical encoding of the machine's state to b and
 // returns it. Objects are renumbered by heap.Canon from the roots in this
-// order: reference statics by index, then per thread its Thread object,
-// the object it waits on, and per frame bottom-up the lock and the
-// reference slots. Garbage is not encoded. The encoding is
+// order: the Thread objects of all threads (so thread i's object is always
+// number i+1), reference statics by index, then per thread the object it
+// waits on and per frame bottom-up the lock and the reference slots; then
+// the objects they reach. Garbage is not encoded. A Thread object's only
+// field is its thread's id, which is read-only, so it is not written out:
+// its monitor is part of its thread's record. The encoding is
 //
 //	state   = nthreads:uvarint statics { thread } objects
 //	statics = one slot per static (int: varint; ref: uvarint new ref)
-//	thread  = status:byte obj:uvarint [waitobj:uvarint waitcount:uvarint] nframes:uvarint { frame }
+//	thread  = status:byte owner:uvarint [count:uvarint] [waitobj:uvarint waitcount:uvarint]
+//	          nframes:uvarint { frame }
 //	frame   = method:uvarint pc:uvarint lock:uvarint nslots:uvarint { value }
 //	value   = uvarint x: x&3 == 0 small int zigzag(x>>2); x&3 == 1 ref x>>2;
 //	          x == 2 big int, followed by uvarint zigzag
 //
-// waitobj and waitcount appear only for waiting and notified threads.
+// owner and count are the monitor of the thread's Thread object (count
+// only when owner is not 0); waitobj and waitcount appear only for waiting
+// and notified threads; objects are those of heap.Canon.EncodeObjects
+// after the Thread objects.
 func (m *Machine) Encode(b []byte) []byte {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
+	for _, t := range s.Threads {
+		c.Root(t.Obj)
+	}
 	// Roots are numbered the moment they are first seen and never renumbered,
 	// so statics and threads are encoded in the same pass that numbers them.
 	b = heap.AppendUvarint(b, uint64(len(s.Threads)))
@@ -107,7 +118,11 @@ func (m *Machine) Encode(b []byte) []byte {
 	}
 	for _, t := range s.Threads {
 		b = append(b, byte(t.Status))
-		b = heap.AppendUvarint(b, uint64(c.Root(t.Obj)))
+		obj := s.Heap.Obj(t.Obj)
+		b = heap.AppendUvarint(b, uint64(obj.Owner))
+		if obj.Owner != 0 {
+			b = heap.AppendUvarint(b, uint64(obj.Count))
+		}
 		if t.Status == StatusWaiting || t.Status == StatusNotified {
 			b = heap.AppendUvarint(b, uint64(c.Root(t.WaitObj)))
 			b = heap.AppendUvarint(b, uint64(t.WaitCount))
@@ -138,7 +153,7 @@ func (m *Machine) Encode(b []byte) []byte {
 			}
 		}
 	}
-	return c.EncodeObjects(b, &s.Heap, m.layout)
+	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads))
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.
@@ -153,6 +168,11 @@ func (m *Machine) Decode(b []byte) {
 		return x
 	}
 	n := int(uv())
+	s.Heap.Reset()
+	for i := 0; i < n; i++ {
+		r := s.Heap.New(m.layout, bytecode.ClassThread)
+		s.Heap.Slots(r)[0] = int64(i)
+	}
 	for i := range s.Statics {
 		if m.staticRef[i] {
 			s.Statics[i] = int64(uv())
@@ -167,7 +187,11 @@ func (m *Machine) Decode(b []byte) {
 		t := m.thread(int32(i))
 		t.Status = Status(b[off])
 		off++
-		t.Obj = heap.Ref(uv())
+		t.Obj = heap.Ref(i + 1)
+		obj := s.Heap.Obj(t.Obj)
+		if obj.Owner = int32(uv()); obj.Owner != 0 {
+			obj.Count = int32(uv())
+		}
 		t.WaitObj, t.WaitCount = 0, 0
 		if t.Status == StatusWaiting || t.Status == StatusNotified {
 			t.WaitObj = heap.Ref(uv())
