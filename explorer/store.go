@@ -33,7 +33,6 @@ func NewStore() *Store {
 // Len returns the number of states stored.
 func (s *Store) Len() int { return len(s.offs) }
 
-
 // Get returns the encoding of state id. The slice aliases the store.
 func (s *Store) Get(id int32) []byte {
 	_, enc := s.record(s.offs[id])
