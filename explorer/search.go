@@ -272,7 +272,8 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 var maxSnapDepth = 1 << 17
 
 type frame struct {
-	snap       bool // snaps[level] holds this state
+	snap       bool  // snaps[level] holds this state
+	parentSnap int32 // the nearest level below whose snapshot is set, or -1
 	id         int32
 	start, end int32 // its transitions: s.trans[start:end]
 	next       int32
@@ -334,17 +335,32 @@ func (s *search) dfs() {
 }
 
 // snapshot saves the machine's state for the top DFS level, if it is
-// shallow enough and has more than one transition to restore it for.
+// shallow enough and has more than one transition to restore it for, and
+// records the nearest snapshot below it in any case.
 func (s *search) snapshot() {
 	level := len(s.stack) - 1
 	top := &s.stack[level]
+	// The nearest level below with a snapshot is an ancestor on the current
+	// path, whose copies of unchanged threads this snapshot can share.
+	top.parentSnap = -1
+	if level > 0 {
+		below := &s.stack[level-1]
+		top.parentSnap = below.parentSnap
+		if below.snap {
+			top.parentSnap = int32(level - 1)
+		}
+	}
 	if level >= maxSnapDepth || top.end-top.start < 2 {
 		return
 	}
 	for len(s.snaps) <= level {
 		s.snaps = append(s.snaps, new(vm.Snapshot))
 	}
-	s.m.Save(s.snaps[level])
+	var parent *vm.Snapshot
+	if top.parentSnap >= 0 {
+		parent = s.snaps[top.parentSnap]
+	}
+	s.m.Save(s.snaps[level], parent)
 	top.snap = true
 }
 
@@ -363,7 +379,7 @@ func (s *search) bfs() {
 		}
 		s.level = s.m.Enabled(s.level[:0])
 		if len(s.level) > 1 {
-			s.m.Save(&s.bsnap)
+			s.m.Save(&s.bsnap, nil)
 		}
 		for i := range s.level {
 			if s.tick() {

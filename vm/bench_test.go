@@ -45,9 +45,9 @@ func BenchmarkDispatch(b *testing.B) {
 	for _, mode := range []string{"table", "switch"} {
 		b.Run("dispatch="+mode, func(b *testing.B) {
 			m := load(b, path, nil, vm.GranTransition)
-			m.SetSwitchDispatch(mode == "switch")
+			m.SetTableDispatch(mode == "table")
 			var snap vm.Snapshot
-			m.Save(&snap)
+			m.Save(&snap, nil)
 			b.ReportAllocs()
 			instrs := 0
 			for i := 0; i < b.N; i++ {
@@ -70,7 +70,7 @@ func BenchmarkStep(b *testing.B) {
 		m.Step(trs[0])
 	}
 	var snap vm.Snapshot
-	m.Save(&snap)
+	m.Save(&snap, nil)
 	trs = m.Enabled(trs[:0])
 	buf := make([]byte, 0, 4096)
 	b.ReportAllocs()

@@ -100,10 +100,11 @@ func init() {
 	}
 }
 
-// execSwitch dispatches by a switch on the opcode instead of the function
-// pointer stored in the op. It exists so the two can be benchmarked against
-// each other (BenchmarkDispatch, figures in benchmarks/RESULTS.md); Step
-// uses the function table unless Machine.useSwitch is set by that benchmark.
+// execSwitch dispatches by a switch on the opcode (compiled to a jump
+// table) to the same executors the function table holds. BenchmarkDispatch
+// compares the two; the switch measured about 10% faster (figures in
+// benchmarks/RESULTS.md), so Step uses it unless Machine.tableDispatch is
+// set by that benchmark.
 func execSwitch(m *Machine, t *Thread, o *op) bool {
 	switch o.in.Op {
 	case bytecode.OpNop:

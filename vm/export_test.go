@@ -1,4 +1,5 @@
 package vm
 
-// SetSwitchDispatch selects switch dispatch, for BenchmarkDispatch.
-func (m *Machine) SetSwitchDispatch(on bool) { m.useSwitch = on }
+// SetTableDispatch selects dispatch through the function table, for
+// BenchmarkDispatch.
+func (m *Machine) SetTableDispatch(on bool) { m.tableDispatch = on }

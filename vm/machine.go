@@ -113,6 +113,7 @@ type Machine struct {
 	staticRef  []bool
 	refStatics []int
 	syncVirt   []bool // per method: some override reachable by invokevirtual is synchronized
+	syncMethod []bool // per method: synchronized
 
 	S    State
 	pool []*Thread
@@ -132,7 +133,7 @@ type Machine struct {
 	throwPC  int32
 	executed int // instructions executed by the last Step
 
-	useSwitch bool // dispatch with execSwitch (for BenchmarkDispatch)
+	tableDispatch bool // dispatch through op.fn instead of execSwitch (for BenchmarkDispatch)
 	// resume says, after a helper of an executor threw (or faulted), whether
 	// the transition goes on: true when a handler caught the exception.
 	resume bool
@@ -158,6 +159,10 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 			m.staticRef[i] = true
 			m.refStatics = append(m.refStatics, i)
 		}
+	}
+	m.syncMethod = make([]bool, len(p.Methods))
+	for mi := range p.Methods {
+		m.syncMethod[mi] = p.Methods[mi].Sync()
 	}
 	m.vtab = make([][]int32, len(p.Methods))
 	m.syncVirt = make([]bool, len(p.Methods))
@@ -447,10 +452,10 @@ func (m *Machine) Step(tr Trans) *Fault {
 
 // exec runs one instruction: the one place executors are called from.
 func (m *Machine) exec(t *Thread, o *op) bool {
-	if m.useSwitch {
-		return execSwitch(m, t, o)
+	if m.tableDispatch {
+		return o.fn(m, t, o)
 	}
-	return o.fn(m, t, o)
+	return execSwitch(m, t, o)
 }
 
 func (m *Machine) result() *Fault {

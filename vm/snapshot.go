@@ -6,38 +6,61 @@ import "mcvm/heap"
 
 // Snapshot is a raw copy of a machine's state. Saving and restoring one is
 // a few memory copies, much cheaper than Decode, at the price of more
-// memory than an encoding. Restore copies back only the threads that
-// changed since the Save (every change to a thread stamps it with the
-// machine's clock), so undoing one transition costs about one thread. A
-// Snapshot is reused across Saves.
+// memory than an encoding. A Snapshot is reused across Saves.
+//
+// Threads are copied only when they changed. Every change to a thread
+// stamps it with the machine's clock, and Save advances the clock, so a
+// thread whose stamp is below a snapshot's clock has not changed since
+// that snapshot was saved. Save shares such threads with its parent
+// snapshot instead of copying them, and Restore copies back only threads
+// that changed. Restore gives a restored thread the stamp it had when the
+// snapshot was saved, which keeps the rule true for every snapshot still
+// in use: the snapshot restored and its ancestors (depth-first search
+// discards the snapshots of deeper levels before it restores a shallower
+// one).
 type Snapshot struct {
 	clock   uint64
 	heap    heap.Heap
 	statics []int64
-	threads []Thread // headers only: Frames and Stack are nil
-	nframes []int32
-	frames  []Frame
-	stack   []Value
+	threads []*threadCopy // this snapshot's copies or its ancestors'
+	owned   []*threadCopy // the copies this snapshot made, reused by its next Save
 }
 
-// Save copies the machine's state into s.
-func (m *Machine) Save(s *Snapshot) {
+// threadCopy is one thread as it was: its header (with the stamp it had)
+// and its frames and values.
+type threadCopy struct {
+	hdr    Thread
+	frames []Frame
+	stack  []Value
+}
+
+// Save copies the machine's state into s. If parent is not nil, it must be
+// a snapshot saved earlier on the current path (an ancestor: not restored
+// past since), and s shares parent's copies of the threads that did not
+// change since.
+func (m *Machine) Save(s, parent *Snapshot) {
 	m.clock++
 	s.clock = m.clock
 	st := &m.S
 	s.heap.CopyFrom(&st.Heap)
 	s.statics = append(s.statics[:0], st.Statics...)
 	s.threads = s.threads[:0]
-	s.nframes = s.nframes[:0]
-	s.frames = s.frames[:0]
-	s.stack = s.stack[:0]
-	for _, t := range st.Threads {
-		h := *t
-		h.Frames, h.Stack = nil, nil
-		s.threads = append(s.threads, h)
-		s.nframes = append(s.nframes, int32(len(t.Frames)), int32(len(t.Stack)))
-		s.frames = append(s.frames, t.Frames...)
-		s.stack = append(s.stack, t.Stack...)
+	n := 0
+	for i, t := range st.Threads {
+		if parent != nil && i < len(parent.threads) && t.stamp < parent.clock {
+			s.threads = append(s.threads, parent.threads[i])
+			continue
+		}
+		if n == len(s.owned) {
+			s.owned = append(s.owned, &threadCopy{})
+		}
+		c := s.owned[n]
+		n++
+		c.hdr = *t
+		c.hdr.Frames, c.hdr.Stack = nil, nil
+		c.frames = append(c.frames[:0], t.Frames...)
+		c.stack = append(c.stack[:0], t.Stack...)
+		s.threads = append(s.threads, c)
 	}
 }
 
@@ -50,21 +73,15 @@ func (m *Machine) Restore(s *Snapshot) {
 	for len(m.pool) < len(s.threads) {
 		m.pool = append(m.pool, &Thread{})
 	}
-	m.clock++
 	st.Threads = st.Threads[:0]
-	var fo, so int32
-	for i := range s.threads {
+	for i, c := range s.threads {
 		t := m.pool[i]
 		st.Threads = append(st.Threads, t)
-		nf, ns := s.nframes[2*i], s.nframes[2*i+1]
 		if i >= live || t.stamp >= s.clock {
 			frames, stack := t.Frames, t.Stack
-			*t = s.threads[i]
-			t.Frames = append(frames[:0], s.frames[fo:fo+nf]...)
-			t.Stack = append(stack[:0], s.stack[so:so+ns]...)
-			t.stamp = m.clock
+			*t = c.hdr
+			t.Frames = append(frames[:0], c.frames...)
+			t.Stack = append(stack[:0], c.stack...)
 		}
-		fo += nf
-		so += ns
 	}
 }

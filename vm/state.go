@@ -91,11 +91,12 @@ type State struct {
 //	statics = one slot per static (int: varint; ref: uvarint new ref)
 //	thread  = status:byte owner:uvarint [count:uvarint] [waitobj:uvarint waitcount:uvarint]
 //	          nframes:uvarint { frame }
-//	frame   = method:uvarint pc:uvarint lock:uvarint nslots:uvarint { value }
+//	frame   = method:uvarint pc:uvarint [lock:uvarint] nslots:uvarint { value }
 //	value   = uvarint x: x&3 == 0 small int zigzag(x>>2); x&3 == 1 ref x>>2;
 //	          x == 2 big int, followed by uvarint zigzag
 //
-// owner and count are the monitor of the thread's Thread object (count
+// lock appears only for frames of synchronized methods (which always hold
+// one); owner and count are the monitor of the thread's Thread object (count
 // only when owner is not 0); waitobj and waitcount appear only for waiting
 // and notified threads; objects are those of heap.Canon.EncodeObjects
 // after the Thread objects.
@@ -136,7 +137,9 @@ func (m *Machine) Encode(b []byte) []byte {
 			}
 			b = heap.AppendUvarint(b, uint64(f.Method))
 			b = heap.AppendUvarint(b, uint64(f.PC))
-			b = heap.AppendUvarint(b, uint64(c.Root(f.Lock)))
+			if m.syncMethod[f.Method] {
+				b = heap.AppendUvarint(b, uint64(c.Root(f.Lock)))
+			}
 			b = heap.AppendUvarint(b, uint64(end-f.Base))
 			for _, v := range t.Stack[f.Base:end] {
 				if v.Ref {
@@ -199,7 +202,10 @@ func (m *Machine) Decode(b []byte) {
 		}
 		nf := int(uv())
 		for fi := 0; fi < nf; fi++ {
-			f := Frame{Method: int32(uv()), PC: int32(uv()), Lock: heap.Ref(uv()), Base: int32(len(t.Stack))}
+			f := Frame{Method: int32(uv()), PC: int32(uv()), Base: int32(len(t.Stack))}
+			if m.syncMethod[f.Method] {
+				f.Lock = heap.Ref(uv())
+			}
 			t.Frames = append(t.Frames, f)
 			ns := int(uv())
 			for j := 0; j < ns; j++ {

@@ -66,7 +66,7 @@ func TestMachine_Encode_decodeRoundTrip(t *testing.T) {
 				walk(m, rng, 200, func() {
 					enc := m.Encode(nil)
 					var snap vm.Snapshot
-					m.Save(&snap)
+					m.Save(&snap, nil)
 					m.Decode(enc)
 					if enc2 := m.Encode(nil); !bytes.Equal(enc, enc2) {
 						t.Fatalf("%s: Encode(Decode(e)) != e:\n%v\n%v", path, enc, enc2)
@@ -91,7 +91,7 @@ func TestMachine_Snapshot_sameSuccessors(t *testing.T) {
 		for w := 0; w < 10; w++ {
 			walk(m, rng, 100, func() {
 				enc := m.Encode(nil)
-				m.Save(&snap)
+				m.Save(&snap, nil)
 				trs := m.Enabled(nil)
 				for _, tr := range trs {
 					m.Restore(&snap)
@@ -122,7 +122,7 @@ func TestMachine_hotLoop_noAllocs(t *testing.T) {
 		m.Step(trs[rng.IntN(len(trs))])
 	}
 	var snap vm.Snapshot
-	m.Save(&snap)
+	m.Save(&snap, nil)
 	buf := make([]byte, 0, 4096)
 	trs = m.Enabled(trs[:0])
 	run := func() {
@@ -155,5 +155,49 @@ func TestNew_rejectsInvalid(t *testing.T) {
 	p := bytecode.NewProgram()
 	if _, err := vm.New(p, vm.Options{}); err == nil {
 		t.Error("New accepted a program without an entry method")
+	}
+}
+
+// TestSnapshot_sharedWithParent simulates depth-first backtracking with
+// snapshots that share unchanged threads with their parent: random
+// transitions, saves (pushes) and restores (pops), checking after every
+// restore that the state is exactly the one saved.
+func TestSnapshot_sharedWithParent(t *testing.T) {
+	for _, path := range models(t) {
+		m := load(t, path, nil, vm.GranTransition)
+		rng := rand.New(rand.NewPCG(9, 10))
+		type level struct {
+			snap *vm.Snapshot
+			enc  []byte
+		}
+		var stack []level
+		var trs []vm.Trans
+		for i := 0; i < 3000; i++ {
+			switch r := rng.IntN(10); {
+			case r < 3 || len(stack) == 0: // push
+				var parent *vm.Snapshot
+				if len(stack) > 0 {
+					parent = stack[len(stack)-1].snap
+				}
+				l := level{snap: new(vm.Snapshot), enc: m.Encode(nil)}
+				m.Save(l.snap, parent)
+				stack = append(stack, l)
+			case r < 5: // pop back to a random level
+				k := rng.IntN(len(stack))
+				stack = stack[:k+1]
+				m.Restore(stack[k].snap)
+				if got := m.Encode(nil); !bytes.Equal(got, stack[k].enc) {
+					t.Fatalf("%s: step %d: Restore of level %d gives another state", path, i, k)
+				}
+			default: // a transition
+				trs = m.Enabled(trs[:0])
+				if len(trs) == 0 {
+					continue
+				}
+				if m.Step(trs[rng.IntN(len(trs))]) != nil {
+					m.Restore(stack[len(stack)-1].snap)
+				}
+			}
+		}
 	}
 }
