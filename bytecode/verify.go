@@ -104,6 +104,16 @@ func (v *verifier) classes() {
 		if c.Name != b.Name || c.Super != b.Super {
 			v.errorf(-1, -1, "class %d must be the built-in class %s", i, b.Name)
 		}
+		// Built-in classes have no fields but Thread's id (the VM relies on
+		// Thread objects holding no references).
+		want := 0
+		if int32(i) == ClassThread {
+			want = 1
+		}
+		if len(c.Fields) != want || (want == 1 && (c.Fields[0] != 0 || len(p.Fields) == 0 ||
+			p.Fields[0].Name != ThreadIDField || p.Fields[0].Kind != KindInt)) {
+			v.errorf(-1, -1, "built-in class %s has the wrong fields", b.Name)
+		}
 	}
 	names := make(map[string]bool, len(p.Classes))
 	for i := range p.Classes {

@@ -72,16 +72,12 @@ func AppendVarint(b []byte, x int64) []byte {
 // when its slots are written, which is exactly the order a separate
 // traversal would give.
 //
-// The first skip objects numbered are not written (the caller encodes
-// them in its own way), but the objects they reference are numbered.
+// The first skip objects numbered are not written: the caller encodes them
+// in its own way, and they must not hold references.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
-	for i := 0; i < len(c.order); i++ {
+	for i := skip; i < len(c.order); i++ {
 		o := &h.Objs[c.order[i]-1]
 		slots := h.Data[o.Off : o.Off+o.Len]
-		if i < skip {
-			c.rootSlots(o, slots, l)
-			continue
-		}
 		switch o.Kind {
 		case KindIntArray:
 			b = append(b, 0)
@@ -117,23 +113,6 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
 		}
 	}
 	return b
-}
-
-// rootSlots numbers the objects o references.
-func (c *Canon) rootSlots(o *Object, slots []int64, l *Layout) {
-	switch o.Kind {
-	case KindRefArray:
-		for _, s := range slots {
-			c.Root(Ref(s))
-		}
-	case KindObject:
-		refs := l.slots[o.Class]
-		for j, s := range slots {
-			if refs[j] {
-				c.Root(Ref(s))
-			}
-		}
-	}
 }
 
 // DecodeObjects appends to h the objects encoded in b[off:] by
