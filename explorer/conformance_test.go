@@ -341,3 +341,38 @@ func checkVerdict(t *testing.T, p *bytecode.Program, m *vm.Machine, g vm.Granula
 	}
 	replay(back.Path, "trail")
 }
+
+// TestModels_verdict checks the EXPECT verdicts of the benchmark models (at
+// their default parameters) and of the documentation's examples.
+func TestModels_verdict(t *testing.T) {
+	var paths []string
+	for _, pat := range []string{"../benchmarks/models/*.mcasm", "../docs/examples/*.mcasm"} {
+		ps, _ := filepath.Glob(pat)
+		paths = append(paths, ps...)
+	}
+	if len(paths) < 3 {
+		t.Fatalf("found only %d models", len(paths))
+	}
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := parseExpect(string(src))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		p, err := asm.AssembleFile(path, asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := vm.New(p, vm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := explorer.Search(m, explorer.Options{})
+		if got := res.Verdict.String(); got != want.verdict {
+			t.Errorf("%s: verdict %s, want %s", path, got, want.verdict)
+		}
+	}
+}
