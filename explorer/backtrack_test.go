@@ -3,10 +3,8 @@ package explorer_test
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
-	"mcvm/asm"
 	"mcvm/explorer"
 	"mcvm/vm"
 )
@@ -16,17 +14,8 @@ import (
 // changed) and decoding the stored encoding must visit the same states in
 // the same order, on every conformance program and the benchmark models.
 func TestDFS_snapshotVsDecode(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/conformance/*.mcasm")
-	paths = append(paths, "../benchmarks/models/philo.mcasm", "../benchmarks/models/philo_ok.mcasm")
-	for _, path := range paths {
-		var defs map[string]int64
-		if strings.Contains(path, "philo") {
-			defs = map[string]int64{"N": 3}
-		}
-		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, md := range smallModels(t) {
+		p, path := md.prog, md.path
 		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
 			run := func(snapDepth int) ([]uint64, *explorer.Result) {
 				old := explorer.SetMaxSnapDepth(snapDepth)

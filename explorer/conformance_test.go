@@ -5,14 +5,12 @@ package explorer_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"mcvm/asm"
 	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/vm"
@@ -154,18 +152,7 @@ func TestConformance(t *testing.T) {
 }
 
 func testConformanceModel(t *testing.T, path string) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := parseExpect(string(src))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	p, err := asm.AssembleFile(path, asm.Options{})
-	if err != nil {
-		t.Fatalf("AssembleFile(%q): %v", path, err)
-	}
+	want, p := loadExpect(t, path)
 	newMachine := func(t *testing.T, g vm.Granularity) *vm.Machine {
 		t.Helper()
 		m, err := vm.New(p, vm.Options{Granularity: g})
@@ -354,18 +341,7 @@ func TestModels_verdict(t *testing.T) {
 		t.Fatalf("found only %d models", len(paths))
 	}
 	for _, path := range paths {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := parseExpect(string(src))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		p, err := asm.AssembleFile(path, asm.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, p := loadExpect(t, path)
 		m, err := vm.New(p, vm.Options{})
 		if err != nil {
 			t.Fatal(err)

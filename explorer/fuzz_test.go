@@ -1,11 +1,9 @@
 package explorer_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
-	"mcvm/asm"
 	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/vm"
@@ -16,14 +14,8 @@ import (
 // make the VM or the explorer panic or hang, and every counterexample must
 // replay.
 func FuzzCheck(f *testing.F) {
-	paths, _ := filepath.Glob("../testdata/conformance/*.mcasm")
-	paths = append(paths, "../benchmarks/models/philo.mcasm")
-	for _, path := range paths {
-		p, err := asm.AssembleFile(path, asm.Options{})
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(bytecode.Encode(p))
+	for _, md := range smallModels(f) {
+		f.Add(bytecode.Encode(md.prog))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := bytecode.Decode(data)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"mcvm/asm"
 	"mcvm/explorer"
 	"mcvm/vm"
 )
@@ -25,18 +24,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // commit) or the encoding depends on something it must not.
 func TestFingerprints_golden(t *testing.T) {
 	const golden = "testdata/fingerprints.golden"
-	paths, _ := filepath.Glob("../testdata/conformance/*.mcasm")
-	paths = append([]string{"../benchmarks/models/philo.mcasm", "../benchmarks/models/philo_ok.mcasm"}, paths...)
 	var b strings.Builder
-	for _, path := range paths {
-		var defs map[string]int64
-		if strings.Contains(path, "philo") {
-			defs = map[string]int64{"N": 3}
-		}
-		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, md := range smallModels(t) {
+		p, path := md.prog, md.path
 		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
 			m, err := vm.New(p, vm.Options{Granularity: g})
 			if err != nil {
