@@ -1,0 +1,63 @@
+package benchmarks
+
+import (
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+// TestModels_small checks every benchmark model at its SMALL configuration:
+// a complete search gives exactly the recorded states and transitions, and
+// a search that stops at the first error gives the recorded verdict (and a
+// counterexample that replays).
+func TestModels_small(t *testing.T) {
+	models, err := LoadModels("models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(models) < 3 {
+		t.Fatalf("found only %d models", len(models))
+	}
+	for _, md := range models {
+		t.Run("model="+md.Name, func(t *testing.T) {
+			p, err := asm.AssembleFile(md.Path, asm.Options{Defines: md.Small.Defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := vm.New(p, vm.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := explorer.Search(m, explorer.Options{Continue: true})
+			if full.Stats.States != md.Small.States || full.Stats.Transitions != md.Small.Transitions {
+				t.Errorf("SMALL: %d states, %d transitions, want %d and %d",
+					full.Stats.States, full.Stats.Transitions, md.Small.States, md.Small.Transitions)
+			}
+			first := explorer.Search(m, explorer.Options{})
+			if got := first.Verdict.String(); got != md.Small.Verdict {
+				t.Errorf("SMALL: verdict %s, want %s", got, md.Small.Verdict)
+			}
+			if first.Fault != nil {
+				if _, f, err := explorer.Replay(m, first.Path); err != nil || f == nil || f.Kind != first.Fault.Kind {
+					t.Errorf("counterexample does not replay: %v %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkModels checks each benchmark model completely at its SMALL
+// configuration, so that regressions show up in benchstat.
+func BenchmarkModels(b *testing.B) {
+	models, err := LoadModels("models")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, md := range models {
+		b.Run("model="+md.Name, func(b *testing.B) {
+			benchCheck(b, md.Name+".mcasm", md.Small.Defines, md.Small.States)
+		})
+	}
+}
