@@ -2,8 +2,8 @@ package jpfreport
 
 import (
 	"errors"
-	"reflect"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )

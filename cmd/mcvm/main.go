@@ -7,6 +7,7 @@
 //	mcvm asm [flags] FILE.mcasm   assemble to .mcb
 //	mcvm disasm FILE              print assembly for a .mcb or .mcasm file
 //	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
+//	mcvm bench [flags]               run the benchmark suite, compare with JPF
 //	mcvm jpf-report [--json] FILE    parse a Java PathFinder report
 //
 // Exit codes: 0 no error, 1 property violated, 2 bad input or usage, 3
@@ -47,6 +48,7 @@ func init() {
 		{"asm", "assemble a .mcasm file to .mcb bytecode", runAsm},
 		{"disasm", "print the assembly of a .mcb (or .mcasm) file", runDisasm},
 		{"replay", "replay a counterexample trail written by check --trail", runReplay},
+		{"bench", "run the benchmark suite; --compare puts Java PathFinder's figures beside mcvm's", runBench},
 		{"jpf-report", "parse the statistics and errors of a Java PathFinder report", runJPFReport},
 		{"help", "show help for a command", runHelp},
 	}

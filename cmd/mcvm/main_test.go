@@ -165,3 +165,71 @@ func TestRun_print(t *testing.T) {
 		t.Errorf("run: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
+
+// TestMain lets the test binary act as mcvm when mcvm bench runs it as a
+// child process (bench runs its own executable).
+func TestMain(m *testing.M) {
+	if os.Getenv("MCVM_TEST_AS_MAIN") == "1" {
+		os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestBench(t *testing.T) {
+	t.Setenv("MCVM_TEST_AS_MAIN", "1")
+	code, out, stderr := runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo,philo_ok", "--small",
+		"--format", "json", "--compare", "--published", "../../benchmarks/jpf-published.json",
+		"--jpf-log", "philo=../../benchmarks/jpfreport/testdata/DiningPhil-3-first-error.log")
+	if code != exitOK {
+		t.Fatalf("bench: exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Rows []struct {
+			Model       string
+			Verdict     string
+			States      int64
+			Transitions int64
+			JPF         *struct {
+				StatesNew int64 `json:"states_new"`
+			} `json:"jpf_log"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
+	}
+	if len(r.Rows) != 2 || r.Rows[0].Model != "philo" || r.Rows[0].Verdict != "deadlock" || r.Rows[0].States != 262 ||
+		r.Rows[1].States != 232 || r.Rows[0].JPF == nil || r.Rows[0].JPF.StatesNew != 85 {
+		t.Errorf("bench rows = %+v", r.Rows)
+	}
+	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo", "--set", "N=2", "--format", "markdown")
+	if code != exitOK || !strings.Contains(out, "| philo | N=2 | deadlock |") {
+		t.Errorf("bench --set N=2 --format markdown: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"bench", "--dir", "../../benchmarks/models", "--models", "nosuch"},
+		{"bench", "--dir", "../../benchmarks/models", "--models", "philo", "--set", "NOPE=1"},
+		{"bench", "--dir", "../../benchmarks/models", "--format", "xml"},
+		{"bench", "--dir", "../../benchmarks/models", "--jpf-log", "philo=../../README.md"},
+	} {
+		if code, _, _ := runMain(args...); code != exitUsage {
+			t.Errorf("mcvm %s: exit %d, want %d", strings.Join(args, " "), code, exitUsage)
+		}
+	}
+}
+
+func TestJPFReport(t *testing.T) {
+	code, out, _ := runMain("jpf-report", "--json", "../../benchmarks/jpfreport/testdata/DiningPhil-6-multiple-errors.log")
+	var r map[string]any
+	if code != exitOK || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("jpf-report --json: exit %d\n%s", code, out)
+	}
+	for k, want := range map[string]float64{"states_new": 385128, "states_visited": 1538105, "states_backtracked": 1923233,
+		"states_end": 68, "max_depth": 48, "instructions": 29798894, "max_memory_mb": 382, "elapsed_s": 200, "errors": 13} {
+		if r[k] != want {
+			t.Errorf("jpf-report %s = %v, want %v", k, r[k], want)
+		}
+	}
+	if code, _, stderr := runMain("jpf-report", "../../README.md"); code != exitUsage || !strings.Contains(stderr, "not a JPF report") {
+		t.Errorf("jpf-report of a non-report: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,477 @@
+// mcvm bench: the benchmark suite, side by side with Java PathFinder.
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"mcvm/benchmarks"
+	"mcvm/benchmarks/jpfreport"
+)
+
+const benchAbout = `Runs the benchmark suite (the models in --dir, or those named by --models)
+and prints one row per model: verdict, states, transitions, transitions per
+state, max depth, time, peak memory and states/s. Each model is checked in
+a child process (mcvm check --continue --json), so peak memory is that
+process's maximum resident set size. --compare adds the figures published
+for Java PathFinder (and MoonWalker) for the same programs, from
+--published, with ratios; --jpf-log MODEL=FILE adds the figures of a JPF
+report you produced yourself (mcvm jpf-report parses it), so that both
+run on the same machine.`
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("bench", "", benchAbout, stdout)
+	dir := fs.String("dir", "benchmarks/models", "the directory of the benchmark models")
+	models := fs.StringSlice("models", nil, "run only these models (names without .mcasm, comma separated)")
+	sets := fs.StringArray("set", nil, "override a parameter: `NAME=VALUE` for every model that has it, or MODEL.NAME=VALUE for one (repeatable)")
+	small := fs.Bool("small", false, "run each model at its SMALL configuration (seconds each) instead of its defaults")
+	repeat := fs.Int("repeat", 1, "run each model this many times and report the median time")
+	format := fs.String("format", "text", "output format: text, markdown or json")
+	compare := fs.Bool("compare", false, "add the published JPF/MoonWalker figures and ratios")
+	published := fs.String("published", "benchmarks/jpf-published.json", "the published figures (with --compare)")
+	jpfLogs := fs.StringArray("jpf-log", nil, "a JPF report for a model: `MODEL=FILE` (repeatable; implies --compare)")
+	timeLimit := fs.Duration("time-limit", 10*time.Minute, "per model run: stop with verdict limit after this long")
+	maxStates := fs.Int("max-states", 0, "per model run: stop with verdict limit after this many states (0: no limit)")
+	if done, code := parse(fs, args, stderr, 0); done {
+		return code
+	}
+	if *repeat < 1 {
+		return fail(stderr, "bench", fmt.Errorf("--repeat must be at least 1"))
+	}
+	switch *format {
+	case "text", "markdown", "json":
+	default:
+		return fail(stderr, "bench", fmt.Errorf("--format: want text, markdown or json, got %q", *format))
+	}
+	suite, err := benchmarks.LoadModels(*dir)
+	if err != nil {
+		return fail(stderr, "bench", err)
+	}
+	if len(*models) > 0 {
+		byName := map[string]*benchmarks.Model{}
+		for _, m := range suite {
+			byName[m.Name] = m
+		}
+		suite = suite[:0]
+		for _, name := range *models {
+			m, ok := byName[name]
+			if !ok {
+				return fail(stderr, "bench", fmt.Errorf("--models: no model %q in %s", name, *dir))
+			}
+			suite = append(suite, m)
+		}
+	}
+	overrides, err := parseSets(*sets, suite)
+	if err != nil {
+		return fail(stderr, "bench", err)
+	}
+	logs := map[string]*jpfreport.Report{}
+	for _, l := range *jpfLogs {
+		name, file, ok := strings.Cut(l, "=")
+		if !ok {
+			return fail(stderr, "bench", fmt.Errorf("--jpf-log %q: want MODEL=FILE", l))
+		}
+		r, err := loadJPFReport(file)
+		if err != nil {
+			return fail(stderr, "bench", err)
+		}
+		logs[name] = r
+		*compare = true
+	}
+	var pub *publishedFigures
+	if *compare {
+		if pub, err = loadPublished(*published); err != nil {
+			return fail(stderr, "bench", err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(stderr, "bench", err)
+	}
+	var rows []benchRow
+	for _, m := range suite {
+		defs := map[string]int64{}
+		if *small {
+			for k, v := range m.Small.Defines {
+				defs[k] = v
+			}
+		}
+		for k, v := range overrides[m.Name] {
+			defs[k] = v
+		}
+		row, err := benchModel(self, m, defs, *repeat, *timeLimit, *maxStates)
+		if err != nil {
+			return fail(stderr, "bench", err)
+		}
+		if pub != nil {
+			row.Published = pub.match(m.Name, row)
+		}
+		row.JPF = logs[m.Name]
+		rows = append(rows, row)
+		if *format == "text" && isTerminal(os.Stderr) {
+			fmt.Fprintf(stderr, "mcvm bench: %s done (%s, %.1f s)\n", m.Name, row.Verdict, row.TimeS)
+		}
+	}
+	printBench(stdout, *format, rows, pub)
+	return exitOK
+}
+
+// parseSets reads --set values into per-model overrides.
+func parseSets(sets []string, suite []*benchmarks.Model) (map[string]map[string]int64, error) {
+	out := map[string]map[string]int64{}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		x, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("--set %q: want NAME=VALUE or MODEL.NAME=VALUE with an integer value", s)
+		}
+		model, name, scoped := strings.Cut(k, ".")
+		if !scoped {
+			model, name = "", k
+		}
+		used := false
+		for _, m := range suite {
+			if scoped && m.Name != model {
+				continue
+			}
+			for _, c := range m.Consts {
+				if c.Name == name {
+					if out[m.Name] == nil {
+						out[m.Name] = map[string]int64{}
+					}
+					out[m.Name][name] = x
+					used = true
+				}
+			}
+		}
+		if !used {
+			return nil, fmt.Errorf("--set %q: no selected model has a parameter %s", s, name)
+		}
+	}
+	return out, nil
+}
+
+// benchRow is one model's result.
+type benchRow struct {
+	Model         string             `json:"model"`
+	Params        string             `json:"params"`
+	Verdict       string             `json:"verdict"`
+	Limit         string             `json:"limit,omitempty"`
+	States        int64              `json:"states"`
+	Transitions   int64              `json:"transitions"`
+	TransPerState float64            `json:"transitions_per_state"`
+	MaxDepth      int                `json:"max_depth"`
+	Errors        int64              `json:"errors"`
+	TimeS         float64            `json:"time_s"`
+	PeakMemoryMB  float64            `json:"peak_memory_mb"`
+	StatesPerS    float64            `json:"states_per_s"`
+	Published     []publishedFigure  `json:"published,omitempty"`
+	JPF           *jpfreport.Report  `json:"jpf_log,omitempty"`
+	defines       map[string]int64   // for matching published configurations
+	consts        []benchmarks.Const // the model's parameters
+}
+
+// benchModel checks one model repeat times in child processes.
+func benchModel(self string, m *benchmarks.Model, defs map[string]int64, repeat int, limit time.Duration, maxStates int) (benchRow, error) {
+	row := benchRow{Model: m.Name, Params: m.Params(defs), defines: defs, consts: m.Consts}
+	args := []string{"check", "--continue", "--json", "--no-progress", "--time-limit", limit.String()}
+	if maxStates > 0 {
+		args = append(args, "--max-states", strconv.Itoa(maxStates))
+	}
+	names := make([]string, 0, len(defs))
+	for k := range defs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		args = append(args, "-D", k+"="+strconv.FormatInt(defs[k], 10))
+	}
+	args = append(args, m.Path)
+	var times []float64
+	for i := 0; i < repeat; i++ {
+		cmd := exec.Command(self, args...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if cmd.ProcessState == nil || (err != nil && cmd.ProcessState.ExitCode() == exitUsage) {
+			return row, fmt.Errorf("%s: %v %s", m.Name, err, strings.TrimSpace(errb.String()))
+		}
+		var r struct {
+			Verdict     string  `json:"verdict"`
+			Limit       string  `json:"limit"`
+			States      int64   `json:"states"`
+			Transitions int64   `json:"transitions"`
+			MaxDepth    int     `json:"max_depth"`
+			Errors      int64   `json:"errors"`
+			ElapsedS    float64 `json:"elapsed_s"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			return row, fmt.Errorf("%s: unreadable output of mcvm check: %v", m.Name, err)
+		}
+		row.Verdict, row.Limit, row.States, row.Transitions = r.Verdict, r.Limit, r.States, r.Transitions
+		row.MaxDepth, row.Errors = r.MaxDepth, r.Errors
+		times = append(times, r.ElapsedS)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			if mb := float64(ru.Maxrss) / 1024; mb > row.PeakMemoryMB {
+				row.PeakMemoryMB = mb
+			}
+		}
+	}
+	sort.Float64s(times)
+	row.TimeS = times[len(times)/2]
+	if row.States > 0 {
+		row.TransPerState = float64(row.Transitions) / float64(row.States)
+	}
+	if row.TimeS > 0 {
+		row.StatesPerS = float64(row.States) / row.TimeS
+	}
+	return row, nil
+}
+
+// publishedFigures is benchmarks/jpf-published.json.
+type publishedFigures struct {
+	Sources map[string]struct {
+		Table    string `json:"table"`
+		Tool     string `json:"tool"`
+		Hardware string `json:"hardware"`
+	} `json:"sources"`
+	Programs map[string]struct {
+		Parameters string `json:"parameters"`
+	} `json:"programs"`
+	Figures []map[string]any `json:"figures"`
+}
+
+// publishedFigure is a published JPF (or MoonWalker) result for a model.
+type publishedFigure struct {
+	Source        string   `json:"source"`
+	Tool          string   `json:"tool"`
+	Params        string   `json:"params"`
+	Variant       string   `json:"variant,omitempty"`
+	States        *float64 `json:"states,omitempty"`
+	TransPerState *float64 `json:"transitions_per_state,omitempty"`
+	TimeS         *float64 `json:"time_s,omitempty"`
+	MemoryMB      *float64 `json:"memory_mb,omitempty"`
+	MaxDepth      *float64 `json:"max_depth,omitempty"`
+	SameParams    bool     `json:"same_params"`
+}
+
+func loadPublished(path string) (*publishedFigures, error) {
+	data, err := readInput(path)
+	if err != nil {
+		return nil, err
+	}
+	var p publishedFigures
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &p, nil
+}
+
+// comparedSources are the tables whose rows describe whole verification
+// runs of JPF on the same programs: the thesis's Table 3.1, and MoonWalker's
+// Tables 7 and 8 (JPF beside MoonWalker on MolDyn and RayTracer).
+var comparedSources = []string{"taleghani-thesis-t3.1", "nguyen-ruys-moonwalker-t7", "nguyen-ruys-moonwalker-t8"}
+
+// match returns the published figures for model name from the compared
+// tables, noting whether they were measured at the same parameters.
+func (p *publishedFigures) match(name string, row benchRow) []publishedFigure {
+	var out []publishedFigure
+	for _, src := range comparedSources {
+		for _, f := range p.Figures {
+			if f["program"] != name || f["source"] != src {
+				continue
+			}
+			pf := publishedFigure{Source: p.Sources[src].Table, Tool: str(f["tool"]), Params: str(f["params"]), Variant: str(f["variant"])}
+			pf.States, pf.TransPerState, pf.TimeS = num(f["states"]), num(f["transitions_per_state"]), num(f["time_s"])
+			pf.MemoryMB, pf.MaxDepth = num(f["memory_mb"]), num(f["max_depth"])
+			pf.SameParams = pf.Params == row.jgfParams() || pf.Params == row.thesisParams()
+			out = append(out, pf)
+		}
+	}
+	return out
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func num(v any) *float64 {
+	if f, ok := v.(float64); ok {
+		return &f
+	}
+	return nil
+}
+
+// thesisParams renders the row's parameters as the thesis writes them: the
+// values of the leading parameters, comma separated (e.g. "5,4,4").
+func (r *benchRow) thesisParams() string {
+	var vals []string
+	for _, c := range r.consts {
+		v := c.Value
+		if x, ok := r.defines[c.Name]; ok {
+			v = strconv.FormatInt(x, 10)
+		}
+		vals = append(vals, v)
+	}
+	for n := len(vals); n > 0; n-- {
+		if s := strings.Join(vals[:n], ","); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// jgfParams renders THREADS-SIZE as MoonWalker's tables do (e.g. "2-1").
+func (r *benchRow) jgfParams() string {
+	get := func(name string) string {
+		if x, ok := r.defines[name]; ok {
+			return strconv.FormatInt(x, 10)
+		}
+		for _, c := range r.consts {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+		return ""
+	}
+	t, s := get("THREADS"), get("SIZE")
+	if t == "" || s == "" {
+		return ""
+	}
+	return t + "-" + s
+}
+
+func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigures) {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(map[string]any{"rows": rows})
+		return
+	}
+	md := format == "markdown"
+	header := []string{"model", "params", "verdict", "states", "transitions", "trans/state", "max depth", "time (s)", "peak MB", "states/s"}
+	var table [][]string
+	for _, r := range rows {
+		verdict := r.Verdict
+		if r.Limit != "" {
+			verdict += " (" + r.Limit + ")"
+		}
+		table = append(table, []string{r.Model, r.Params, verdict, itoa(r.States), itoa(r.Transitions),
+			fmt.Sprintf("%.2f", r.TransPerState), strconv.Itoa(r.MaxDepth), fmt.Sprintf("%.2f", r.TimeS),
+			fmt.Sprintf("%.0f", r.PeakMemoryMB), fmt.Sprintf("%.0f", r.StatesPerS)})
+	}
+	writeTable(w, md, header, table)
+	if pub == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Published figures (JPF unless the tool says otherwise) and ratios mcvm/published.")
+	fmt.Fprintln(w, "Their times come from older hardware: the thesis used a Pentium 4 3.2 GHz with 1.5 GB (Windows XP),")
+	fmt.Fprintln(w, "MoonWalker's paper 2.4 GHz machines with 2 GB; JPF also used partial-order reduction, which mcvm")
+	fmt.Fprintln(w, "does not have yet, so states and times are not like for like. Compare states and transitions per state first.")
+	fmt.Fprintln(w)
+	header = []string{"model", "source", "tool", "their params", "same params", "their states", "states ratio", "their trans/state", "their time (s)", "time ratio", "their MB"}
+	table = nil
+	for _, r := range rows {
+		for _, p := range r.Published {
+			table = append(table, []string{r.Model, p.Source, p.Tool + variantSuffix(p.Variant), p.Params, yesNo(p.SameParams),
+				optNum(p.States, "%.0f"), ratio(float64(r.States), p.States), optNum(p.TransPerState, "%.2f"),
+				optNum(p.TimeS, "%.0f"), ratio(r.TimeS, p.TimeS), optNum(p.MemoryMB, "%.0f")})
+		}
+		if j := r.JPF; j != nil {
+			st := float64(j.StatesNew)
+			tr := "-"
+			if j.StatesNew > 0 && j.StatesVisited >= 0 {
+				tr = fmt.Sprintf("%.2f", float64(j.StatesNew+j.StatesVisited)/float64(j.StatesNew))
+			}
+			table = append(table, []string{r.Model, "your JPF report", "JPF " + j.Version, j.Target, "?",
+				itoa(j.StatesNew), ratio(float64(r.States), &st), tr, fmt.Sprintf("%.0f", j.ElapsedS),
+				ratio(r.TimeS, &j.ElapsedS), fmt.Sprintf("%.0f", j.MaxMemoryMB)})
+		}
+	}
+	if len(table) == 0 {
+		fmt.Fprintln(w, "(no published figures for these models)")
+		return
+	}
+	writeTable(w, md, header, table)
+}
+
+func variantSuffix(v string) string {
+	if v == "" {
+		return ""
+	}
+	if i := strings.IndexAny(v, ":("); i > 0 {
+		v = v[:i]
+	}
+	return " [" + strings.TrimSpace(v) + "]"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func optNum(v *float64, f string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(f, *v)
+}
+
+func ratio(ours float64, theirs *float64) string {
+	if theirs == nil || *theirs <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", ours / *theirs)
+}
+
+func itoa(x int64) string { return strconv.FormatInt(x, 10) }
+
+// writeTable prints aligned text columns or a markdown table.
+func writeTable(w io.Writer, md bool, header []string, rows [][]string) {
+	if md {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+		return
+	}
+	width := make([]int, len(header))
+	for i, h := range header {
+		width[i] = len(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if len(c) > width[i] {
+				width[i] = len(c)
+			}
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			fmt.Fprintf(&b, "%-*s", width[i], c)
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(header)
+	for _, r := range rows {
+		line(r)
+	}
+}
