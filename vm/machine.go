@@ -548,10 +548,14 @@ func (m *Machine) Collect(buf []byte) []byte {
 	return buf
 }
 
-// Blocker describes why a runnable thread cannot run: "" when it can run or
-// is not runnable, otherwise e.g. "monitor held by thread 2" or "joining thread 3".
+// Blocker describes why a thread cannot run: "" when it can run or has
+// ended, otherwise e.g. "monitor held by thread 2", "joining thread 3" or
+// "in wait on a Buffer, until notified".
 func (m *Machine) Blocker(tid int32) string {
 	t := m.S.Threads[tid]
+	if t.Status == StatusWaiting {
+		return "in wait on a " + m.objName(t.WaitObj) + ", until notified"
+	}
 	if (t.Status != StatusRunnable && t.Status != StatusNotified) || m.enabled(t) {
 		return ""
 	}
@@ -581,3 +585,21 @@ func (m *Machine) Blocker(tid int32) string {
 }
 
 func itoa(x int64) string { return strconv.FormatInt(x, 10) }
+
+// objName names the class of object r for people ("array" for arrays).
+func (m *Machine) objName(r heap.Ref) string {
+	if !m.S.Heap.Valid(r) {
+		return "?"
+	}
+	return m.className(m.S.Heap.Obj(r).Class)
+}
+
+// WaitPC returns, for a thread in wait (waiting or notified), the pc of the
+// wait instruction in its top frame, and -1 otherwise.
+func (m *Machine) WaitPC(tid int32) int32 {
+	t := m.S.Threads[tid]
+	if (t.Status != StatusWaiting && t.Status != StatusNotified) || len(t.Frames) == 0 {
+		return -1
+	}
+	return t.top().PC - 1
+}

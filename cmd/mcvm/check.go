@@ -147,10 +147,15 @@ func threadEnds(m *vm.Machine) []threadEnd {
 	for _, t := range m.S.Threads {
 		e := threadEnd{Thread: t.ID, Status: t.Status.String()}
 		if b := m.Blocker(t.ID); b != "" {
-			e.Status = "blocked"
+			if t.Status != vm.StatusWaiting {
+				e.Status = "blocked"
+			}
 			e.Blocker = b
 		}
 		if meth, pc := m.Where(t.ID); meth >= 0 {
+			if w := m.WaitPC(t.ID); w >= 0 {
+				pc = w // show the wait, not the instruction after it
+			}
 			e.Method = p.MethodName(meth)
 			e.Instr = bytecode.FormatInstr(p, p.Methods[meth].Code[pc])
 			e.Pos = p.PosString(p.InstrPos(meth, pc))
