@@ -16,15 +16,16 @@ import (
 // Model is a benchmark model file with what its header says about it:
 //
 //	; EXPECT verdict=V                 the verdict at the default parameters (or "unknown")
+//	; PARAMS NAME ...                  which constants are the model's parameters, in order
 //	; SMALL -D K=V ... verdict=V states=N transitions=M
 //	                                   a configuration that checks completely in seconds
-//	.const NAME VALUE                  the parameters and their defaults
+//	.const NAME VALUE                  the constants and their defaults
 type Model struct {
 	Name   string // the file name without .mcasm
 	Path   string
 	Expect string // verdict at the defaults, "unknown" when not decided
 	Small  Config
-	Consts []Const
+	Consts []Const // the parameters (all constants when there is no PARAMS line)
 }
 
 // Config is a set of -D overrides with the figures of a complete check.
@@ -78,6 +79,7 @@ func LoadModel(path string) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Name: strings.TrimSuffix(filepath.Base(path), ".mcasm"), Path: path}
+	var params []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -97,6 +99,8 @@ func LoadModel(path string) (*Model, error) {
 				return nil, fail("%v", err)
 			}
 			m.Small = c
+		case strings.HasPrefix(line, "; PARAMS "):
+			params = strings.Fields(strings.TrimPrefix(line, "; PARAMS "))
 		case strings.HasPrefix(line, ".const "):
 			f := strings.Fields(strings.SplitN(line, ";", 2)[0])
 			if len(f) >= 3 {
@@ -106,6 +110,22 @@ func LoadModel(path string) (*Model, error) {
 	}
 	if m.Expect == "" {
 		return nil, fmt.Errorf("%s: no \"; EXPECT verdict=V\" line", path)
+	}
+	if params != nil {
+		all := m.Consts
+		m.Consts = nil
+		for _, name := range params {
+			found := false
+			for _, c := range all {
+				if c.Name == name {
+					m.Consts = append(m.Consts, c)
+					found = true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("%s: PARAMS names %s, which is not a .const", path, name)
+			}
+		}
 	}
 	if m.Small.Verdict == "" {
 		return nil, fmt.Errorf("%s: no \"; SMALL ... verdict=V states=N transitions=M\" line", path)
