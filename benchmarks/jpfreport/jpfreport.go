@@ -183,62 +183,49 @@ func errorProperty(line string) string {
 
 // stat records one line of the statistics section.
 func (r *Report) stat(key, val string) error {
-	switch strings.ToLower(key) {
+	key = strings.ToLower(key)
+	switch key {
 	case "elapsed time":
 		s, err := parseDuration(val)
 		if err != nil {
 			return fmt.Errorf("elapsed time %q: %v", val, err)
 		}
 		r.ElapsedS = s
-	case "states":
-		kv, err := pairs(val)
-		if err != nil {
-			return fmt.Errorf("states: %v", err)
-		}
-		r.StatesNew, r.StatesVisited = get(kv, "new"), get(kv, "visited")
-		r.StatesBacktracked, r.StatesEnd = get(kv, "backtracked"), get(kv, "end")
-	case "search":
-		kv, err := pairs(val)
-		if err != nil {
-			return fmt.Errorf("search: %v", err)
-		}
-		r.MaxDepth = get(kv, "maxdepth")
-	case "choice generators":
-		kv, err := pairs(val)
-		if err != nil {
-			return fmt.Errorf("choice generators: %v", err)
-		}
-		r.ThreadCGs, r.DataCGs = get(kv, "thread"), get(kv, "data")
-	case "thread cg": // JPF v4
-		n, err := leadingInt(val)
-		if err != nil {
-			return fmt.Errorf("thread CG: %v", err)
-		}
-		r.ThreadCGs = n
-	case "data cg":
-		n, err := leadingInt(val)
-		if err != nil {
-			return fmt.Errorf("data CG: %v", err)
-		}
-		r.DataCGs = n
-	case "heap":
-		kv, err := pairs(val)
-		if err != nil {
-			return fmt.Errorf("heap: %v", err)
-		}
-		r.HeapNew = get(kv, "new")
-	case "instructions":
-		n, err := leadingInt(val)
-		if err != nil {
-			return fmt.Errorf("instructions: %v", err)
-		}
-		r.Instructions = n
 	case "max memory":
 		mb, err := parseMemory(val)
 		if err != nil {
 			return fmt.Errorf("max memory %q: %v", val, err)
 		}
 		r.MaxMemoryMB = mb
+	case "states", "search", "choice generators", "heap":
+		kv, err := pairs(val)
+		if err != nil {
+			return fmt.Errorf("%s: %v", key, err)
+		}
+		switch key {
+		case "states":
+			r.StatesNew, r.StatesVisited = get(kv, "new"), get(kv, "visited")
+			r.StatesBacktracked, r.StatesEnd = get(kv, "backtracked"), get(kv, "end")
+		case "search":
+			r.MaxDepth = get(kv, "maxdepth")
+		case "choice generators":
+			r.ThreadCGs, r.DataCGs = get(kv, "thread"), get(kv, "data")
+		case "heap":
+			r.HeapNew = get(kv, "new")
+		}
+	case "instructions", "thread cg", "data cg": // the CG lines are JPF v4's
+		n, err := leadingInt(val)
+		if err != nil {
+			return fmt.Errorf("%s: %v", key, err)
+		}
+		switch key {
+		case "instructions":
+			r.Instructions = n
+		case "thread cg":
+			r.ThreadCGs = n
+		case "data cg":
+			r.DataCGs = n
+		}
 	}
 	return nil
 }
