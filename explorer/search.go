@@ -3,6 +3,7 @@
 package explorer
 
 import (
+	"runtime/metrics"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -67,6 +68,11 @@ type Options struct {
 	MaxStates int
 	MaxDepth  int
 	TimeLimit time.Duration
+	// MemoryLimit, in bytes, ends the search with VerdictLimit when the
+	// memory the Go runtime has mapped for the process exceeds it, before
+	// the system runs out; zero means no limit. It is sampled about every
+	// 16,000 transitions.
+	MemoryLimit int64
 	// Progress, if set, is called about every ProgressEvery (default 5s).
 	Progress      func(Stats)
 	ProgressEvery time.Duration
@@ -101,7 +107,8 @@ type Result struct {
 	Stats   Stats
 	Fault   *vm.Fault
 	Path    []vm.Trans
-	// Limit names the limit that ended the search: "states", "depth" or "time".
+	// Limit names the limit that ended the search: "states", "depth",
+	// "time" or "memory".
 	Limit string
 }
 
@@ -242,6 +249,10 @@ func (s *search) tick() bool {
 	now := time.Now()
 	if s.opts.TimeLimit > 0 && now.Sub(s.start) >= s.opts.TimeLimit {
 		s.limit = "time"
+		return true
+	}
+	if s.opts.MemoryLimit > 0 && s.checks&(1<<14-1) == 0 && memoryInUse() > s.opts.MemoryLimit {
+		s.limit = "memory"
 		return true
 	}
 	if s.opts.Progress != nil && now.After(s.nextProgress) {
@@ -415,4 +426,15 @@ func (s *search) bfs() {
 			s.expand = append(s.expand, ok)
 		}
 	}
+}
+
+var memSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+
+// memoryInUse returns the memory the Go runtime has mapped, in bytes.
+func memoryInUse() int64 {
+	metrics.Read(memSample)
+	if memSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(memSample[0].Value.Uint64())
 }

@@ -32,6 +32,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
 	maxDepth := fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
 	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
+	memLimit := fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (e.g. 4GiB, 500MB; auto: 3/4 of the machine's memory; 0: no limit)")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object with the verdict, statistics and trace")
 	trail := fs.String("trail", "", "write the counterexample to this trail `FILE` (replay it with mcvm replay)")
 	progress := fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
@@ -54,6 +55,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *maxStates < 0 || *maxDepth < 0 || *timeLimit < 0 {
 		return fail(stderr, "check", fmt.Errorf("limits must not be negative"))
+	}
+	if opts.MemoryLimit, err = parseMemoryLimit(*memLimit); err != nil {
+		return fail(stderr, "check", err)
 	}
 	p, err := mf.load(model)
 	if err != nil {
@@ -252,8 +256,11 @@ func faultMessage(p *bytecode.Program, f *vm.Fault) string {
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "mcvm check %s\n", r.Model)
 	verdict := r.Verdict
-	if r.Limit != "" && r.Verdict == "limit" {
+	switch {
+	case r.Limit != "" && r.Verdict == "limit":
 		verdict += " (" + r.Limit + " limit reached; the state space was not fully explored)"
+	case r.Limit != "":
+		verdict += " (then the " + r.Limit + " limit stopped the search before it was complete)"
 	}
 	fmt.Fprintf(w, "verdict:     %s\n", verdict)
 	if r.Message != "" {

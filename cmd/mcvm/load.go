@@ -127,3 +127,52 @@ func parse(fs *pflag.FlagSet, args []string, stderr io.Writer, nargs int) (done 
 	}
 	return false, 0
 }
+
+// parseMemoryLimit parses --memory-limit: "auto" (three quarters of the
+// machine's memory, where the system says how much there is), "0" (no
+// limit), or a size with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
+func parseMemoryLimit(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "auto" {
+		if total := physicalMemory(); total > 0 {
+			return total / 4 * 3, nil
+		}
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("--memory-limit: want a size such as 4GiB or 500MB, \"auto\" or 0, got %q", s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// physicalMemory returns the machine's memory in bytes from
+// /proc/meminfo, or 0 where that is not available.
+func physicalMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
+}
