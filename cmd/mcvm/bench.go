@@ -42,6 +42,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	jpfLogs := fs.StringArray("jpf-log", nil, "a JPF report for a model: `MODEL=FILE` (repeatable; implies --compare)")
 	timeLimit := fs.Duration("time-limit", 10*time.Minute, "per model run: stop with verdict limit after this long")
 	maxStates := fs.Int("max-states", 0, "per model run: stop with verdict limit after this many states (0: no limit)")
+	memLimit := fs.String("memory-limit", "auto", "per model run: stop with verdict limit past this much memory (as for check)")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
 	}
@@ -109,7 +110,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		for k, v := range overrides[m.Name] {
 			defs[k] = v
 		}
-		row, err := benchModel(self, m, defs, *repeat, *timeLimit, *maxStates)
+		row, err := benchModel(self, m, defs, *repeat, *timeLimit, *maxStates, *memLimit)
 		if err != nil {
 			return fail(stderr, "bench", err)
 		}
@@ -182,9 +183,9 @@ type benchRow struct {
 }
 
 // benchModel checks one model repeat times in child processes.
-func benchModel(self string, m *benchmarks.Model, defs map[string]int64, repeat int, limit time.Duration, maxStates int) (benchRow, error) {
+func benchModel(self string, m *benchmarks.Model, defs map[string]int64, repeat int, limit time.Duration, maxStates int, memLimit string) (benchRow, error) {
 	row := benchRow{Model: m.Name, Params: m.Params(defs), defines: defs, consts: m.Consts}
-	args := []string{"check", "--continue", "--json", "--no-progress", "--time-limit", limit.String()}
+	args := []string{"check", "--continue", "--json", "--no-progress", "--time-limit", limit.String(), "--memory-limit", memLimit}
 	if maxStates > 0 {
 		args = append(args, "--max-states", strconv.Itoa(maxStates))
 	}
