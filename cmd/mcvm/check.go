@@ -272,6 +272,10 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
 		r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
+	if r.Verdict == "limit" {
+		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
+		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs.")
+	}
 	printTrace(w, r.Trace, r.Threads)
 }
 
