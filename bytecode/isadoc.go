@@ -89,7 +89,7 @@ Runtime errors throw instances of built-in classes, all subclasses of
 | ClassCastException | checkcast |
 | NegativeArraySizeException | newarray, newrefarray with a negative length |
 | IllegalThreadStateException | start of a thread that was already started |
-| StackOverflowError | a call beyond 4,096 frames |
+| StackOverflowError | a call beyond 4,096 frames or 65,536 values on one thread's stack |
 
 An exception unwinds frames, innermost first, to the first exception-table
 entry whose region covers the current pc and whose class matches (the

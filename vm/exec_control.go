@@ -134,7 +134,7 @@ func execInvokevirtual(m *Machine, t *Thread, o *op) bool {
 func (m *Machine) invoke(t *Thread, mi int32) bool {
 	callee := &m.prog.Methods[mi]
 	base := int32(len(t.Stack)) - callee.Args
-	if len(t.Frames) >= MaxFrames || len(t.Stack) > MaxSlots/MaxThreads {
+	if len(t.Frames) >= MaxFrames || len(t.Stack) > MaxThreadSlot {
 		return m.throwNew(t, bytecode.ClassStackOverflow)
 	}
 	var lock heap.Ref

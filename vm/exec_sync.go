@@ -84,8 +84,9 @@ func execMonitorenter(m *Machine, t *Thread, o *op) bool {
 	return true
 }
 
-// owned pops nothing; it checks that t owns the monitor of the reference on
-// top of its stack, throwing IllegalMonitorStateException otherwise.
+// owned checks that t owns the monitor of the reference on top of its
+// stack and pops it; otherwise it throws (NullPointerException,
+// IllegalMonitorStateException) and leaves the stack as it was.
 func (m *Machine) owned(t *Thread) (heap.Ref, *heap.Object, bool) {
 	r, ok := m.object(t, t.Stack[len(t.Stack)-1])
 	if !ok {

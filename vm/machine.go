@@ -37,6 +37,7 @@ func (g Granularity) String() string {
 const (
 	MaxLocalSteps = 1 << 16
 	MaxFrames     = 1 << 12
+	MaxThreadSlot = 1 << 16 // values (locals and operands) on one thread's stack
 	MaxObjects    = 1 << 22
 	MaxThreads    = 1 << 12
 	MaxSlots      = 1 << 24
@@ -261,7 +262,7 @@ func (m *Machine) next(t *Thread) *op {
 	return &m.code[f.Method][f.PC]
 }
 
-// owns reports whether thread t could hold r's monitor now: it is free or
+// lockable reports whether thread t could hold r's monitor now: it is free or
 // t's already.
 func (m *Machine) lockable(t *Thread, r heap.Ref) bool {
 	if !m.S.Heap.Valid(r) {
