@@ -78,6 +78,13 @@ type Options struct {
 	ProgressEvery time.Duration
 	// OnState, if set, is called with each new state's id and fingerprint.
 	OnState func(id int32, fp uint64)
+	// OnError, if set, is called for every error found, with the
+	// fingerprint of the state it was found in for deadlocks and invariant
+	// violations (0 for faults of a transition, which leave no state).
+	OnError func(f *vm.Fault, fp uint64)
+	// OnEnd, if set, is called with the fingerprint of every new state in
+	// which every started thread has ended.
+	OnEnd func(fp uint64)
 }
 
 // Stats are a search's figures.
@@ -147,6 +154,7 @@ type search struct {
 	start time.Time
 
 	enc    []byte
+	lastFP uint64 // the fingerprint of the state visit stored last
 	trans  []vm.Trans
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
@@ -173,6 +181,7 @@ type search struct {
 func (s *search) visit() (int32, bool) {
 	s.enc = s.m.Encode(s.enc[:0])
 	fp := xxhash.Sum64(s.enc)
+	s.lastFP = fp
 	id, isNew := s.store.Add(s.enc, fp)
 	if isNew && s.opts.OnState != nil {
 		s.opts.OnState(id, fp)
@@ -206,6 +215,13 @@ func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
 // transition last, if not nil).
 func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 	s.stats.Errors++
+	if s.opts.OnError != nil {
+		var fp uint64
+		if last == nil && id >= 0 {
+			fp = s.lastFP
+		}
+		s.opts.OnError(f, fp)
+	}
 	if s.fault == nil {
 		c := *f
 		s.fault = &c
@@ -226,9 +242,14 @@ func (s *search) check(id int32) (expand bool) {
 	}
 	n := len(s.trans)
 	s.trans = s.m.Enabled(s.trans)
-	if len(s.trans) == n && s.m.Alive() {
-		s.record(&vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, id, nil)
-		return false
+	if len(s.trans) == n {
+		if s.m.Alive() {
+			s.record(&vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, id, nil)
+			return false
+		}
+		if s.opts.OnEnd != nil {
+			s.opts.OnEnd(s.lastFP)
+		}
 	}
 	return true
 }

@@ -1,0 +1,106 @@
+package explorer_test
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/explorer"
+	"mcvm/internal/progen"
+	"mcvm/vm"
+)
+
+// outcome is what a complete search of a program establishes, independent
+// of how transitions are grouped: the property violations (by kind and
+// place, deadlocks by state) and the end states.
+type outcome struct {
+	errors map[string]bool
+	ends   map[uint64]bool
+	limit  bool
+}
+
+func explore(t *testing.T, src string, g vm.Granularity, order explorer.Order) outcome {
+	t.Helper()
+	p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+	if err != nil {
+		t.Fatalf("generated program does not assemble: %v\n%s", err, src)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
+	res := explorer.Search(m, explorer.Options{Order: order, Continue: true, MaxStates: 300000,
+		OnError: func(f *vm.Fault, fp uint64) {
+			if f.Kind == vm.FaultDeadlock {
+				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
+				return
+			}
+			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+		},
+		OnEnd: func(fp uint64) { o.ends[fp] = true },
+	})
+	o.limit = res.Limit != ""
+	return o
+}
+
+// TestGenerated_mergingIsSound checks transition merging against the
+// unreduced search on generated programs: merging thread-local
+// instructions into transitions must find exactly the same violations
+// (assertions and exceptions at the same places, deadlocks in the same
+// states) and the same end states as one instruction per transition; and
+// depth-first and breadth-first search must agree. MCVM_GEN_PROGRAMS sets
+// how many programs (default 150; run more with e.g. MCVM_GEN_PROGRAMS=5000).
+func TestGenerated_mergingIsSound(t *testing.T) {
+	n := 150
+	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
+		}
+	}
+	if testing.Short() {
+		n = 30
+	}
+	compared, withErrors := 0, 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		src := progen.Generate(seed)
+		merged := explore(t, src, vm.GranTransition, explorer.DFS)
+		fine := explore(t, src, vm.GranInstruction, explorer.DFS)
+		if merged.limit || fine.limit {
+			continue
+		}
+		compared++
+		if len(merged.errors) > 0 {
+			withErrors++
+		}
+		if !maps.Equal(merged.errors, fine.errors) || !maps.Equal(merged.ends, fine.ends) {
+			t.Errorf("seed %d: merged transitions find errors %v and %d end states, single instructions %v and %d\n%s",
+				seed, slices.Sorted(maps.Keys(merged.errors)), len(merged.ends),
+				slices.Sorted(maps.Keys(fine.errors)), len(fine.ends), src)
+			continue
+		}
+		bfs := explore(t, src, vm.GranTransition, explorer.BFS)
+		if !maps.Equal(merged.errors, bfs.errors) || !maps.Equal(merged.ends, bfs.ends) {
+			t.Errorf("seed %d: DFS and BFS disagree\n%s", seed, src)
+		}
+	}
+	if compared < n*3/4 {
+		t.Errorf("only %d of %d generated programs were small enough to compare", compared, n)
+	}
+	if withErrors < compared/10 {
+		t.Errorf("only %d of %d generated programs have errors: the generator is too tame to test much", withErrors, compared)
+	}
+	t.Logf("compared %d programs, %d with errors", compared, withErrors)
+}
+
+// TestGenerate_deterministic checks that a seed always gives the same program.
+func TestGenerate_deterministic(t *testing.T) {
+	if progen.Generate(7) != progen.Generate(7) || progen.Generate(7) == progen.Generate(8) {
+		t.Error("Generate is not a function of its seed")
+	}
+}
