@@ -3,6 +3,7 @@
 package explorer
 
 import (
+	"math/rand/v2"
 	"runtime/metrics"
 	"time"
 
@@ -76,6 +77,12 @@ type Options struct {
 	// Progress, if set, is called about every ProgressEvery (default 5s).
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+	// Shuffle, if not zero, makes depth-first search take each state's
+	// transitions in an order shuffled by a generator seeded with it (as
+	// JPF's cg.randomize_choices), which often finds errors that need an
+	// early preemption much sooner. The state space explored is the same;
+	// the same seed gives the same search.
+	Shuffle uint64
 	// OnState, if set, is called with each new state's id and fingerprint.
 	OnState func(id int32, fp uint64)
 	// OnError, if set, is called for every error found, with the
@@ -159,6 +166,7 @@ type search struct {
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
 	stack  []frame // DFS
+	rng    *rand.Rand
 	snaps  []*vm.Snapshot
 	parent []int32     // BFS: state -> parent state
 	via    []vm.Trans  // BFS: state -> transition from its parent
@@ -311,11 +319,24 @@ type frame struct {
 	next       int32
 }
 
+// shuffle permutes s.trans[start:] when Options.Shuffle asks for it.
+func (s *search) shuffle(start int) {
+	if s.rng == nil {
+		return
+	}
+	t := s.trans[start:]
+	s.rng.Shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
+}
+
 func (s *search) dfs() {
+	if s.opts.Shuffle != 0 {
+		s.rng = rand.New(rand.NewPCG(s.opts.Shuffle, 0x6d637673))
+	}
 	id, _ := s.visit()
 	if !s.check(id) {
 		return
 	}
+	s.shuffle(0)
 	s.loaded = id
 	s.stack = append(s.stack, frame{id: id, start: 0, end: int32(len(s.trans))})
 	s.snapshot()
@@ -360,6 +381,7 @@ func (s *search) dfs() {
 			s.trans = s.trans[:start]
 			continue
 		}
+		s.shuffle(int(start))
 		s.loaded = nid
 		s.stack = append(s.stack, frame{id: nid, start: start, end: int32(len(s.trans)), next: start})
 		s.snapshot()

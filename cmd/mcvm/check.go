@@ -29,6 +29,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	mf.register(fs)
 	search := fs.String("search", "dfs", "search order: dfs or bfs")
 	cont := fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
+	shuffle := fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
 	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
 	maxDepth := fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
 	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
@@ -45,7 +46,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	opts := explorer.Options{Continue: *cont, MaxStates: *maxStates, MaxDepth: *maxDepth, TimeLimit: *timeLimit}
+	opts := explorer.Options{Continue: *cont, MaxStates: *maxStates, MaxDepth: *maxDepth, TimeLimit: *timeLimit, Shuffle: *shuffle}
 	switch *search {
 	case "dfs":
 	case "bfs":
@@ -274,7 +275,7 @@ func (r *report) print(w io.Writer) {
 		r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
 	if r.Verdict == "limit" {
 		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
-		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs.")
+		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
 	}
 	printTrace(w, r.Trace, r.Threads)
 }
