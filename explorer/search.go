@@ -252,7 +252,7 @@ func (s *search) check(id int32) (expand bool) {
 	s.trans = s.m.Enabled(s.trans)
 	if len(s.trans) == n {
 		if s.m.Alive() {
-			s.record(&vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, id, nil)
+			s.record(deadlock(), id, nil)
 			return false
 		}
 		if s.opts.OnEnd != nil {
@@ -480,4 +480,10 @@ func memoryInUse() int64 {
 		return 0
 	}
 	return int64(memSample[0].Value.Uint64())
+}
+
+// deadlock returns the fault reported for a state where no thread can run
+// while some started thread has not ended.
+func deadlock() *vm.Fault {
+	return &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}
 }

@@ -86,7 +86,7 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 		return steps, &c, nil
 	}
 	if len(m.Enabled(buf[:0])) == 0 && m.Alive() {
-		return steps, &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}, nil
+		return steps, deadlock(), nil
 	}
 	return steps, nil, nil
 }

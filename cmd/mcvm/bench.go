@@ -353,9 +353,7 @@ func (r *benchRow) jgfParams() string {
 
 func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigures) {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(map[string]any{"rows": rows})
+		writeJSON(w, map[string]any{"rows": rows})
 		return
 	}
 	md := format == "markdown"

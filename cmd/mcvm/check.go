@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -90,9 +89,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
 	rep.continued = opts.Continue
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		writeJSON(stdout, rep)
 	} else {
 		rep.print(stdout)
 		if *trail != "" && res.Fault != nil {
@@ -316,7 +313,7 @@ reaches a property violation, 0 when it does not.`
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "TRAIL MODEL", replayAbout, stdout)
 	var mf modelFlags
-	fs.StringArrayVarP(&mf.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (as given to check)")
+	mf.registerDefines(fs, "as given to check")
 	jsonOut := fs.Bool("json", false, "print one JSON object with the verdict and trace")
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code
@@ -353,9 +350,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := newReport(fs.Arg(1), p, tr.Granularity, explorer.DFS, res, steps, threadEnds(m))
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		writeJSON(stdout, rep)
 	} else {
 		fmt.Fprintf(stdout, "mcvm replay %s %s\n", fs.Arg(0), fs.Arg(1))
 		fmt.Fprintf(stdout, "verdict:     %s\n", rep.Verdict)

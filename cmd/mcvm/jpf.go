@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -28,9 +27,7 @@ func runJPFReport(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "jpf-report", err)
 	}
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(r)
+		writeJSON(stdout, r)
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "JPF report %s", fs.Arg(0))

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -23,8 +24,20 @@ type modelFlags struct {
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVarP(&f.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (repeatable; .mcasm models only)")
+	f.registerDefines(fs, "repeatable; .mcasm models only")
 	fs.StringVar(&f.granularity, "granularity", "transition", "transition: run thread-local instructions together up to the next scheduling point; instruction: every instruction is a transition")
+}
+
+// registerDefines adds only -D, with a note on how it applies.
+func (f *modelFlags) registerDefines(fs *pflag.FlagSet, note string) {
+	fs.StringArrayVarP(&f.defines, "define", "D", nil, "override a .const: `NAME=VALUE` ("+note+")")
+}
+
+// writeJSON prints v as one indented JSON object.
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
 }
 
 func (f *modelFlags) gran() (vm.Granularity, error) {

@@ -109,7 +109,7 @@ reported as file:line:col: message.`
 func runAsm(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("asm", "FILE.mcasm", asmAbout, stdout)
 	var mf modelFlags
-	fs.StringArrayVarP(&mf.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (repeatable)")
+	mf.registerDefines(fs, "repeatable")
 	outPath := fs.StringP("output", "o", "", "output `FILE` (default: the input with .mcb)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
@@ -138,7 +138,7 @@ first). The output assembles back to the same bytecode.`
 func runDisasm(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("disasm", "FILE", disasmAbout, stdout)
 	var mf modelFlags
-	fs.StringArrayVarP(&mf.defines, "define", "D", nil, "override a .const: `NAME=VALUE` (.mcasm input only)")
+	mf.registerDefines(fs, ".mcasm input only")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
