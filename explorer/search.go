@@ -92,6 +92,16 @@ type Options struct {
 	// OnEnd, if set, is called with the fingerprint of every new state in
 	// which every started thread has ended.
 	OnEnd func(fp uint64)
+	// OnTransition, if set, is called after every transition executed, with
+	// the state it left, the transition, the method and pc of the
+	// instruction that began it, and the state it reached (-1 when the
+	// transition faulted and so reached no state) and whether that state is
+	// new. Search-carrying code records its scripts through it.
+	OnTransition func(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool)
+	// OnBacktrack, if set, is called when depth-first search leaves state
+	// id for good, its transitions all explored (or cut off by a limit or a
+	// violation).
+	OnBacktrack func(id int32)
 }
 
 // Stats are a search's figures.
@@ -182,6 +192,15 @@ type search struct {
 
 	nextProgress time.Time
 	checks       int
+
+	stepMethod, stepPC int32 // where the last transition began (for OnTransition)
+}
+
+// transition reports a transition to Options.OnTransition.
+func (s *search) transition(from int32, tr vm.Trans, to int32, isNew bool) {
+	if s.opts.OnTransition != nil {
+		s.opts.OnTransition(from, tr, s.stepMethod, s.stepPC, to, isNew)
+	}
 }
 
 // visit stores the machine's current state and returns its id and whether
@@ -301,6 +320,9 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 		s.m.Decode(s.store.Get(id))
 	}
 	s.loaded = -1
+	if s.opts.OnTransition != nil {
+		s.stepMethod, s.stepPC = s.m.Where(tr.Thread)
+	}
 	f := s.m.Step(tr)
 	s.stats.Transitions++
 	s.stats.Instructions += int64(s.m.Executed())
@@ -346,6 +368,9 @@ func (s *search) dfs() {
 		}
 		top := &s.stack[len(s.stack)-1]
 		if top.next == top.end {
+			if s.opts.OnBacktrack != nil {
+				s.opts.OnBacktrack(top.id)
+			}
 			s.trans = s.trans[:top.start]
 			s.stack = s.stack[:len(s.stack)-1]
 			continue
@@ -357,10 +382,12 @@ func (s *search) dfs() {
 			s.loaded = top.id
 		}
 		if f := s.step(top.id, tr); f != nil {
+			s.transition(top.id, tr, -1, false)
 			s.record(f, -1, nil)
 			continue
 		}
 		nid, isNew := s.visit()
+		s.transition(top.id, tr, nid, isNew)
 		if !isNew {
 			s.stats.Revisits++
 			continue
@@ -445,10 +472,12 @@ func (s *search) bfs() {
 			}
 			tr := s.level[i]
 			if f := s.step(cur, tr); f != nil {
+				s.transition(cur, tr, -1, false)
 				s.record(f, cur, &tr)
 				continue
 			}
 			nid, isNew := s.visit()
+			s.transition(cur, tr, nid, isNew)
 			if !isNew {
 				s.stats.Revisits++
 				continue
