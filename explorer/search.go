@@ -59,6 +59,63 @@ func VerdictOf(k vm.FaultKind) Verdict {
 	}
 }
 
+// Reducer chooses persistent sets for partial-order reduction (package por
+// implements it). Ample reorders trans, the enabled transitions of the
+// machine's current state, so that a persistent set of transitions
+// invisible to the properties comes first, and returns its length;
+// len(trans) means the state is fully expanded. The search adds the cycle
+// proviso.
+type Reducer interface {
+	Ample(m *vm.Machine, trans []vm.Trans) int
+}
+
+// Proviso is the cycle condition that keeps partial-order reduction from
+// ignoring a transition forever around a cycle (Edelkamp, Lafuente and
+// Leue, section 4.1).
+type Proviso uint8
+
+// Provisos.
+const (
+	// ProvisoAuto: ProvisoStack for depth-first search, ProvisoDuplicate
+	// otherwise.
+	ProvisoAuto Proviso = iota
+	// ProvisoStack (C3 stack, depth-first only): a state is fully expanded
+	// when one of its reduced transitions leads to a state on the stack.
+	ProvisoStack
+	// ProvisoDuplicate (C3 duplicate minus, any order): a state is fully
+	// expanded when none of its reduced transitions leads to a new state.
+	ProvisoDuplicate
+	// ProvisoStatic (C3 static, any order): a state is fully expanded when
+	// one of its reduced transitions is sticky: it jumps backwards in the
+	// code, which every cycle of the state graph does (vm.Machine.BackJump).
+	ProvisoStatic
+)
+
+var provisoNames = [...]string{"auto", "stack", "duplicate", "static"}
+
+func (p Proviso) String() string { return provisoNames[p] }
+
+// ParseProviso parses a --proviso value.
+func ParseProviso(s string) (Proviso, bool) {
+	for i, n := range provisoNames {
+		if n == s {
+			return Proviso(i), true
+		}
+	}
+	return 0, false
+}
+
+// Resolve returns the proviso a search in order o uses for p.
+func (p Proviso) Resolve(o Order) Proviso {
+	if p != ProvisoAuto {
+		return p
+	}
+	if o == DFS {
+		return ProvisoStack
+	}
+	return ProvisoDuplicate
+}
+
 // Options configures a search. The zero value is a depth-first search that
 // stops at the first error, with no limits.
 type Options struct {
@@ -92,6 +149,10 @@ type Options struct {
 	// OnEnd, if set, is called with the fingerprint of every new state in
 	// which every started thread has ended.
 	OnEnd func(fp uint64)
+	// Reducer, if set, applies partial-order reduction, with Proviso as the
+	// cycle condition (ProvisoStack requires depth-first search).
+	Reducer Reducer
+	Proviso Proviso
 	// OnTransition, if set, is called after every transition executed, with
 	// the state it left, the transition, the method and pc of the
 	// instruction that began it, and the state it reached (-1 when the
@@ -114,6 +175,11 @@ type Stats struct {
 	Instructions int64
 	StoreBytes   int64
 	Elapsed      time.Duration
+	// With partial-order reduction: states expanded with a proper subset of
+	// their enabled transitions, and those of them the cycle proviso then
+	// expanded fully.
+	Reduced  int64
+	Provisos int64
 }
 
 // StatesPerSecond is States divided by Elapsed.
@@ -140,6 +206,10 @@ type Result struct {
 // initial state.
 func Search(m *vm.Machine, opts Options) *Result {
 	s := &search{m: m, opts: opts, store: NewStore(), start: time.Now(), loaded: -1}
+	s.proviso = opts.Proviso.Resolve(opts.Order)
+	if s.proviso == ProvisoStack && opts.Order != DFS {
+		s.proviso = ProvisoDuplicate
+	}
 	if s.opts.ProgressEvery <= 0 {
 		s.opts.ProgressEvery = 5 * time.Second
 	}
@@ -194,6 +264,41 @@ type search struct {
 	checks       int
 
 	stepMethod, stepPC int32 // where the last transition began (for OnTransition)
+
+	proviso Proviso
+	onStack []uint64 // DFS with ProvisoStack: states on the stack
+	sticky  bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
+}
+
+// reduce applies the reducer to the transitions of the state just checked,
+// s.trans[start:], and returns the end of the persistent set.
+func (s *search) reduce(start int) int {
+	if s.opts.Reducer == nil || len(s.trans)-start < 2 {
+		return len(s.trans)
+	}
+	n := s.opts.Reducer.Ample(s.m, s.trans[start:])
+	if n < len(s.trans)-start {
+		s.stats.Reduced++
+	}
+	return start + n
+}
+
+func (s *search) setOnStack(id int32, on bool) {
+	if s.proviso != ProvisoStack || s.opts.Reducer == nil {
+		return
+	}
+	for int(id)/64 >= len(s.onStack) {
+		s.onStack = append(s.onStack, 0)
+	}
+	if on {
+		s.onStack[id/64] |= 1 << (id % 64)
+	} else {
+		s.onStack[id/64] &^= 1 << (id % 64)
+	}
+}
+
+func (s *search) isOnStack(id int32) bool {
+	return int(id)/64 < len(s.onStack) && s.onStack[id/64]&(1<<(id%64)) != 0
 }
 
 // transition reports a transition to Options.OnTransition.
@@ -337,17 +442,40 @@ type frame struct {
 	snap       bool  // snaps[level] holds this state
 	parentSnap int32 // the nearest level below whose snapshot is set, or -1
 	id         int32
-	start, end int32 // its transitions: s.trans[start:end]
+	start, end int32 // the transitions to explore: s.trans[start:end]
+	full       int32 // all its enabled transitions: s.trans[start:full]
 	next       int32
+	anyNew     bool // some transition explored so far reached a new state
 }
 
-// shuffle permutes s.trans[start:] when Options.Shuffle asks for it.
-func (s *search) shuffle(start int) {
+// expandFully makes a reduced DFS level explore all its transitions, as
+// the cycle proviso demands.
+func (s *search) expandFully(f *frame) {
+	if f.end < f.full {
+		f.end = f.full
+		s.stats.Provisos++
+	}
+}
+
+// shuffleRange permutes s.trans[a:b] when Options.Shuffle asks for it.
+func (s *search) shuffleRange(a, b int) {
 	if s.rng == nil {
 		return
 	}
-	t := s.trans[start:]
+	t := s.trans[a:b]
 	s.rng.Shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
+}
+
+// push makes the state just checked, whose transitions are s.trans[start:],
+// the top of the DFS stack.
+func (s *search) push(id int32, start int) {
+	end := s.reduce(start)
+	s.shuffleRange(start, end)
+	s.shuffleRange(end, len(s.trans))
+	s.loaded = id
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start)})
+	s.setOnStack(id, true)
+	s.snapshot()
 }
 
 func (s *search) dfs() {
@@ -358,19 +486,20 @@ func (s *search) dfs() {
 	if !s.check(id) {
 		return
 	}
-	s.shuffle(0)
-	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: 0, end: int32(len(s.trans))})
-	s.snapshot()
+	s.push(id, 0)
 	for len(s.stack) > 0 {
 		if s.tick() {
 			return
 		}
 		top := &s.stack[len(s.stack)-1]
+		if top.next == top.end && top.end < top.full && s.proviso == ProvisoDuplicate && !top.anyNew {
+			s.expandFully(top)
+		}
 		if top.next == top.end {
 			if s.opts.OnBacktrack != nil {
 				s.opts.OnBacktrack(top.id)
 			}
+			s.setOnStack(top.id, false)
 			s.trans = s.trans[:top.start]
 			s.stack = s.stack[:len(s.stack)-1]
 			continue
@@ -388,6 +517,21 @@ func (s *search) dfs() {
 		}
 		nid, isNew := s.visit()
 		s.transition(top.id, tr, nid, isNew)
+		if top.end < top.full {
+			switch s.proviso {
+			case ProvisoStack:
+				if !isNew && s.isOnStack(nid) {
+					s.expandFully(top)
+				}
+			case ProvisoStatic:
+				if s.m.BackJump() {
+					s.expandFully(top)
+				}
+			}
+		}
+		if isNew {
+			top.anyNew = true
+		}
 		if !isNew {
 			s.stats.Revisits++
 			continue
@@ -408,10 +552,7 @@ func (s *search) dfs() {
 			s.trans = s.trans[:start]
 			continue
 		}
-		s.shuffle(int(start))
-		s.loaded = nid
-		s.stack = append(s.stack, frame{id: nid, start: start, end: int32(len(s.trans)), next: start})
-		s.snapshot()
+		s.push(nid, int(start))
 	}
 }
 
@@ -431,7 +572,7 @@ func (s *search) snapshot() {
 			top.parentSnap = int32(level - 1)
 		}
 	}
-	if level >= maxSnapDepth || top.end-top.start < 2 {
+	if level >= maxSnapDepth || top.full-top.start < 2 {
 		return
 	}
 	for len(s.snaps) <= level {
@@ -462,7 +603,25 @@ func (s *search) bfs() {
 		if len(s.level) > 1 {
 			s.m.Save(&s.bsnap, nil)
 		}
-		for i := range s.level {
+		end := len(s.level)
+		s.sticky = false
+		if s.opts.Reducer != nil && end > 1 {
+			end = s.opts.Reducer.Ample(s.m, s.level)
+			if end < len(s.level) {
+				s.stats.Reduced++
+			}
+		}
+		anyNew := false
+		for i := 0; i < len(s.level); i++ {
+			if i == end {
+				// The cycle proviso: a reduced state whose persistent set
+				// led to no new state (duplicate), or took a sticky
+				// transition (static), is expanded fully.
+				if anyNew && s.proviso != ProvisoStatic || s.proviso == ProvisoStatic && !s.sticky {
+					break
+				}
+				s.stats.Provisos++
+			}
 			if s.tick() {
 				return
 			}
@@ -478,10 +637,14 @@ func (s *search) bfs() {
 			}
 			nid, isNew := s.visit()
 			s.transition(cur, tr, nid, isNew)
+			if i < end && s.m.BackJump() {
+				s.sticky = true
+			}
 			if !isNew {
 				s.stats.Revisits++
 				continue
 			}
+			anyNew = true
 			d := s.depth[cur] + 1
 			s.parent, s.via, s.depth = append(s.parent, cur), append(s.via, tr), append(s.depth, d)
 			if int(d) > s.stats.MaxDepth {

@@ -5,6 +5,7 @@
 //	trail   = "mcvm-trail 1" NL
 //	          "program" SP digest NL        (16 lowercase hex digits: bytecode.Digest)
 //	          "granularity" SP ("transition" | "instruction") NL
+//	          [ "escape" SP ("on" | "off") NL ]
 //	          { thread SP choice NL }       (decimal integers, one line per transition)
 
 package explorer
@@ -91,10 +92,12 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 	return steps, nil, nil
 }
 
-// Trail is a path with the program and granularity it belongs to.
+// Trail is a path with the program and the vm options (granularity,
+// escape analysis) that define its transitions.
 type Trail struct {
 	Digest      uint64
 	Granularity vm.Granularity
+	Escape      bool
 	Path        []vm.Trans
 }
 
@@ -102,6 +105,11 @@ type Trail struct {
 func WriteTrail(w io.Writer, t *Trail) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "mcvm-trail 1\nprogram %016x\ngranularity %s\n", t.Digest, t.Granularity)
+	if t.Escape {
+		// Escape analysis changes where transitions end. The line is
+		// optional, so older trails (and trails without it) still read.
+		bw.WriteString("escape on\n")
+	}
 	for _, tr := range t.Path {
 		fmt.Fprintf(bw, "%d %d\n", tr.Thread, tr.Choice)
 	}
@@ -163,6 +171,15 @@ func ReadTrail(name string, data []byte) (*Trail, error) {
 			}
 			header++
 			continue
+		case 3:
+			header++
+			if fields[0] == "escape" {
+				if len(fields) != 2 || (fields[1] != "on" && fields[1] != "off") {
+					return nil, errf(ln, col, "want \"escape on|off\"")
+				}
+				t.Escape = fields[1] == "on"
+				continue
+			}
 		}
 		if len(fields) != 2 {
 			return nil, errf(ln, col, "want \"THREAD CHOICE\", got %q", trimmed)

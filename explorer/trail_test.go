@@ -10,18 +10,21 @@ import (
 )
 
 func TestTrail_roundTrip(t *testing.T) {
-	in := &explorer.Trail{Digest: 0xdeadbeef01234567, Granularity: vm.GranInstruction,
-		Path: []vm.Trans{{Thread: 0, Choice: 0}, {Thread: 3, Choice: 2}}}
-	var b bytes.Buffer
-	if err := explorer.WriteTrail(&b, in); err != nil {
-		t.Fatal(err)
-	}
-	out, err := explorer.ReadTrail("t.trail", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Digest != in.Digest || out.Granularity != in.Granularity || len(out.Path) != 2 || out.Path[1] != in.Path[1] {
-		t.Errorf("ReadTrail(WriteTrail(%+v)) = %+v", in, out)
+	for _, escape := range []bool{false, true} {
+		in := &explorer.Trail{Digest: 0xdeadbeef01234567, Granularity: vm.GranInstruction, Escape: escape,
+			Path: []vm.Trans{{Thread: 0, Choice: 0}, {Thread: 3, Choice: 2}}}
+		var b bytes.Buffer
+		if err := explorer.WriteTrail(&b, in); err != nil {
+			t.Fatal(err)
+		}
+		out, err := explorer.ReadTrail("t.trail", b.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Digest != in.Digest || out.Granularity != in.Granularity || out.Escape != escape ||
+			len(out.Path) != 2 || out.Path[1] != in.Path[1] {
+			t.Errorf("ReadTrail(WriteTrail(%+v)) = %+v", in, out)
+		}
 	}
 }
 
@@ -36,6 +39,7 @@ func TestReadTrail_errors(t *testing.T) {
 		{head + "0 0\n  1 x\n", `t.trail:5:3: bad step "1 x"`},
 		{head + "0 -1\n", `t.trail:4:1: bad step "0 -1"`},
 		{head + "0 0 0\n", `t.trail:4:1: want "THREAD CHOICE"`},
+		{head + "escape maybe\n", `t.trail:4:1: want "escape on|off"`},
 	} {
 		_, err := explorer.ReadTrail("t.trail", []byte(tc.in))
 		if err == nil || !regexp.MustCompile(regexp.QuoteMeta(tc.want)).MatchString(err.Error()) {

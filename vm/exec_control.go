@@ -266,6 +266,9 @@ func (m *Machine) throw(t *Thread, r heap.Ref) bool {
 				continue
 			}
 			t.Stack = append(t.Stack[:f.Base+meth.Locals], Value{I: int64(r), Ref: true})
+			if h.Target <= f.PC {
+				m.back = true
+			}
 			f.PC = h.Target
 			return true
 		}

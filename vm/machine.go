@@ -48,6 +48,11 @@ const (
 // and no output.
 type Options struct {
 	Granularity Granularity
+	// Escape makes field, array and monitor instructions on objects that no
+	// other thread can reach thread-local: not scheduling points, so they
+	// run inside the current transition (JPF's and MoonWalker's escape
+	// analysis). It applies at transition granularity only.
+	Escape bool
 	// Out receives print and printi output; nil discards it.
 	Out io.Writer
 }
@@ -98,6 +103,8 @@ type op struct {
 	in    bytecode.Instr
 	sched bool // a scheduling point whatever the frame
 	ret   bool // a return: a scheduling point when it ends the thread
+	local bool // with Options.Escape: not a scheduling point when its object is thread-local
+	back  bool // a branch to an earlier or the same pc
 	pure  bool // allowed in invariant evaluation
 }
 
@@ -138,6 +145,14 @@ type Machine struct {
 	// resume says, after a helper of an executor threw (or faulted), whether
 	// the transition goes on: true when a handler caught the exception.
 	resume bool
+
+	// version changes whenever the active state may have changed; owner
+	// (see owners) is valid while ownVer equals it.
+	version   uint64
+	ownVer    uint64
+	owner     []int32
+	markStack []markItem
+	back      bool // the last Step jumped backwards (see BackJump)
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -202,6 +217,7 @@ func (m *Machine) Options() Options { return m.opts }
 // 0 about to run the entry method.
 func (m *Machine) Init() {
 	m.clock++
+	m.version++
 	p := m.prog
 	s := &m.S
 	s.Heap.Reset()
@@ -240,7 +256,11 @@ func (m *Machine) decode(mi int32) []op {
 		o.fn = executors[in.Op]
 		o.sched = in.Op.Is(bytecode.FlagSched)
 		o.pure = pureOps[in.Op]
+		o.back = in.Op.Is(bytecode.FlagBranch) && in.A <= int64(pc)
 		switch in.Op {
+		case bytecode.OpGetfield, bytecode.OpPutfield, bytecode.OpArrload, bytecode.OpArrstore,
+			bytecode.OpMonitorenter, bytecode.OpMonitorexit:
+			o.local = m.opts.Escape && m.opts.Granularity == GranTransition
 		case bytecode.OpInvokestatic:
 			o.sched = p.Methods[in.A].Sync()
 		case bytecode.OpInvokevirtual:
@@ -418,6 +438,8 @@ func (m *Machine) Executed() int { return m.executed }
 func (m *Machine) Step(tr Trans) *Fault {
 	t := m.S.Threads[tr.Thread]
 	t.stamp = m.clock
+	m.version++
+	m.back = false
 	m.faulted = false
 	m.choice = tr.Choice
 	m.executed = 0
@@ -431,6 +453,7 @@ func (m *Machine) Step(tr Trans) *Fault {
 	} else {
 		o := m.next(t)
 		m.executed++
+		m.back = o.back
 		if !m.exec(t, o) {
 			return m.result()
 		}
@@ -441,9 +464,14 @@ func (m *Machine) Step(tr Trans) *Fault {
 		}
 		o := m.next(t)
 		if o.sched || (o.ret && len(t.Frames) == 1) {
-			break
+			if !o.local || !m.localOp(t, o) {
+				break
+			}
 		}
 		m.executed++
+		if o.back {
+			m.back = true
+		}
 		if !m.exec(t, o) {
 			break
 		}

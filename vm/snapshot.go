@@ -66,6 +66,7 @@ func (m *Machine) Save(s, parent *Snapshot) {
 
 // Restore makes s the machine's state again.
 func (m *Machine) Restore(s *Snapshot) {
+	m.version++
 	st := &m.S
 	st.Heap.CopyFrom(&s.heap)
 	st.Statics = append(st.Statics[:0], s.statics...)

@@ -163,6 +163,7 @@ func (m *Machine) Encode(b []byte) []byte {
 // b must come from Encode on a machine for the same program.
 func (m *Machine) Decode(b []byte) {
 	m.clock++
+	m.version++
 	s := &m.S
 	off := 0
 	uv := func() uint64 {

@@ -17,6 +17,7 @@ import (
 
 	"mcvm/benchmarks"
 	"mcvm/benchmarks/jpfreport"
+	"mcvm/por"
 )
 
 const benchAbout = `Runs the benchmark suite (the models in --dir, or those named by --models)
@@ -43,6 +44,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	timeLimit := fs.Duration("time-limit", 10*time.Minute, "per model run: stop with verdict limit after this long")
 	maxStates := fs.Int("max-states", 0, "per model run: stop with verdict limit after this many states (0: no limit)")
 	memLimit := fs.String("memory-limit", "auto", "per model run: stop with verdict limit past this much memory (as for check)")
+	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
 	}
@@ -53,6 +55,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	case "text", "markdown", "json":
 	default:
 		return fail(stderr, "bench", fmt.Errorf("--format: want text, markdown or json, got %q", *format))
+	}
+	for _, pm := range *porModes {
+		if _, err := por.ParseMode(pm); err != nil {
+			return fail(stderr, "bench", fmt.Errorf("--por: %w", err))
+		}
 	}
 	suite, err := benchmarks.LoadModels(*dir)
 	if err != nil {
@@ -110,17 +117,25 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		for k, v := range overrides[m.Name] {
 			defs[k] = v
 		}
-		row, err := benchModel(self, m, defs, *repeat, *timeLimit, *maxStates, *memLimit)
-		if err != nil {
-			return fail(stderr, "bench", err)
-		}
-		if pub != nil {
-			row.Published = pub.match(m.Name, row)
-		}
-		row.JPF = logs[m.Name]
-		rows = append(rows, row)
-		if *format == "text" && isTerminal(os.Stderr) {
-			fmt.Fprintf(stderr, "mcvm bench: %s done (%s, %.1f s)\n", m.Name, row.Verdict, row.TimeS)
+		var first int64
+		for i, pm := range *porModes {
+			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit)
+			if err != nil {
+				return fail(stderr, "bench", err)
+			}
+			if i == 0 {
+				first = row.States
+			} else if row.States > 0 && row.Limit == "" {
+				row.Reduction = float64(first) / float64(row.States)
+			}
+			if pub != nil {
+				row.Published = pub.match(m.Name, row)
+			}
+			row.JPF = logs[m.Name]
+			rows = append(rows, row)
+			if *format == "text" && isTerminal(os.Stderr) {
+				fmt.Fprintf(stderr, "mcvm bench: %s --por=%s done (%s, %.1f s)\n", m.Name, pm, row.Verdict, row.TimeS)
+			}
 		}
 	}
 	printBench(stdout, *format, rows, pub)
@@ -166,6 +181,8 @@ func parseSets(sets []string, suite []*benchmarks.Model) (map[string]map[string]
 type benchRow struct {
 	Model         string             `json:"model"`
 	Params        string             `json:"params"`
+	POR           string             `json:"por"`
+	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
 	Verdict       string             `json:"verdict"`
 	Limit         string             `json:"limit,omitempty"`
 	States        int64              `json:"states"`
@@ -183,9 +200,9 @@ type benchRow struct {
 }
 
 // benchModel checks one model repeat times in child processes.
-func benchModel(self string, m *benchmarks.Model, defs map[string]int64, repeat int, limit time.Duration, maxStates int, memLimit string) (benchRow, error) {
-	row := benchRow{Model: m.Name, Params: m.Params(defs), defines: defs, consts: m.Consts}
-	args := []string{"check", "--continue", "--json", "--no-progress", "--time-limit", limit.String(), "--memory-limit", memLimit}
+func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode string, repeat int, limit time.Duration, maxStates int, memLimit string) (benchRow, error) {
+	row := benchRow{Model: m.Name, Params: m.Params(defs), POR: porMode, defines: defs, consts: m.Consts}
+	args := []string{"check", "--continue", "--json", "--no-progress", "--por", porMode, "--time-limit", limit.String(), "--memory-limit", memLimit}
 	if maxStates > 0 {
 		args = append(args, "--max-states", strconv.Itoa(maxStates))
 	}
@@ -357,16 +374,20 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 		return
 	}
 	md := format == "markdown"
-	header := []string{"model", "params", "verdict", "states", "transitions", "trans/state", "max depth", "time (s)", "peak MB", "states/s"}
+	header := []string{"model", "params", "por", "verdict", "states", "transitions", "trans/state", "max depth", "time (s)", "peak MB", "states/s", "reduction"}
 	var table [][]string
 	for _, r := range rows {
 		verdict := r.Verdict
 		if r.Limit != "" {
 			verdict += " (" + r.Limit + ")"
 		}
-		table = append(table, []string{r.Model, r.Params, verdict, itoa(r.States), itoa(r.Transitions),
+		red := "-"
+		if r.Reduction > 0 {
+			red = fmt.Sprintf("%.1fx", r.Reduction)
+		}
+		table = append(table, []string{r.Model, r.Params, r.POR, verdict, itoa(r.States), itoa(r.Transitions),
 			fmt.Sprintf("%.2f", r.TransPerState), strconv.Itoa(r.MaxDepth), fmt.Sprintf("%.2f", r.TimeS),
-			fmt.Sprintf("%.0f", r.PeakMemoryMB), fmt.Sprintf("%.0f", r.StatesPerS)})
+			fmt.Sprintf("%.0f", r.PeakMemoryMB), fmt.Sprintf("%.0f", r.StatesPerS), red})
 	}
 	writeTable(w, md, header, table)
 	if pub == nil {
@@ -375,8 +396,8 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Published figures (JPF unless the tool says otherwise) and ratios mcvm/published.")
 	fmt.Fprintln(w, "Their times come from older hardware: the thesis used a Pentium 4 3.2 GHz with 1.5 GB (Windows XP),")
-	fmt.Fprintln(w, "MoonWalker's paper 2.4 GHz machines with 2 GB; JPF also used partial-order reduction, which mcvm")
-	fmt.Fprintln(w, "does not have yet, so states and times are not like for like. Compare states and transitions per state first.")
+	fmt.Fprintln(w, "MoonWalker's paper 2.4 GHz machines with 2 GB. Both tools use (different) partial-order reductions,")
+	fmt.Fprintln(w, "so states and times are not like for like: compare states and transitions per state first.")
 	fmt.Fprintln(w, "mcvm's MolDyn and RayTracer are small fixed-point versions of the JGF kernels: THREADS-SIZE names the")
 	fmt.Fprintln(w, "configuration, not the same amount of data as MoonWalker's runs.")
 	fmt.Fprintln(w)
@@ -391,7 +412,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 			if same && !p.SameParams {
 				continue // show the configurations that match ours, when some do
 			}
-			table = append(table, []string{r.Model, p.Source, p.Tool + variantSuffix(p.Variant), p.Params, yesNo(p.SameParams),
+			table = append(table, []string{r.Model + " (" + r.POR + ")", p.Source, p.Tool + variantSuffix(p.Variant), p.Params, yesNo(p.SameParams),
 				optNum(p.States, "%.0f"), ratio(float64(r.States), p.States), optNum(p.TransPerState, "%.2f"),
 				optNum(p.TimeS, "%.0f"), ratio(r.TimeS, p.TimeS), optNum(p.MemoryMB, "%.0f")})
 		}
@@ -401,7 +422,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 			if j.StatesNew > 0 && j.StatesVisited >= 0 {
 				tr = fmt.Sprintf("%.2f", float64(j.StatesNew+j.StatesVisited)/float64(j.StatesNew))
 			}
-			table = append(table, []string{r.Model, "your JPF report", "JPF " + j.Version, j.Target, "?",
+			table = append(table, []string{r.Model + " (" + r.POR + ")", "your JPF report", "JPF " + j.Version, j.Target, "?",
 				itoa(j.StatesNew), ratio(float64(r.States), &st), tr, fmt.Sprintf("%.0f", j.ElapsedS),
 				ratio(r.TimeS, &j.ElapsedS), fmt.Sprintf("%.0f", j.MaxMemoryMB)})
 		}

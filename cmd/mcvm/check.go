@@ -12,6 +12,7 @@ import (
 
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	"mcvm/por"
 	"mcvm/vm"
 )
 
@@ -26,6 +27,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "MODEL", checkAbout, stdout)
 	var mf modelFlags
 	mf.register(fs)
+	var rf reductionFlags
+	rf.register(fs)
 	search := fs.String("search", "dfs", "search order: dfs or bfs")
 	cont := fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
 	shuffle := fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
@@ -63,7 +66,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	m, err := vm.New(p, vm.Options{Granularity: gran})
+	vo, mode, err := rf.apply(p, vm.Options{Granularity: gran}, &opts)
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	m, err := vm.New(p, vo)
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
@@ -81,13 +88,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		ends = threadEnds(m)
 		if *trail != "" {
-			if err := writeTrail(*trail, p, gran, res.Path); err != nil {
+			if err := writeTrail(*trail, p, vo, res.Path); err != nil {
 				return fail(stderr, "check", err)
 			}
 		}
 	}
 	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
 	rep.continued = opts.Continue
+	rep.POR = mode.String()
+	if mode != por.None {
+		rep.Proviso = opts.Proviso.Resolve(opts.Order).String()
+	}
 	if *jsonOut {
 		writeJSON(stdout, rep)
 	} else {
@@ -109,12 +120,12 @@ func exitCode(v explorer.Verdict) int {
 	return exitViolation
 }
 
-func writeTrail(path string, p *bytecode.Program, g vm.Granularity, trs []vm.Trans) error {
+func writeTrail(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: g, Path: trs}); err != nil {
+	if err := explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, Path: trs}); err != nil {
 		fh.Close()
 		return err
 	}
@@ -175,6 +186,9 @@ type report struct {
 	Limit         string      `json:"limit,omitempty"`
 	Granularity   string      `json:"granularity"`
 	Search        string      `json:"search"`
+	POR           string      `json:"por"`
+	Proviso       string      `json:"proviso,omitempty"`
+	Reduced       int64       `json:"reduced_states,omitempty"`
 	States        int64       `json:"states"`
 	Transitions   int64       `json:"transitions"`
 	Revisits      int64       `json:"revisits"`
@@ -206,7 +220,8 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		Model: model, Verdict: res.Verdict.String(), Limit: res.Limit, Granularity: g.String(), Search: o.String(),
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
-		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends,
+		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
+		Reduced: st.Reduced,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
@@ -270,6 +285,9 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
 		r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
+	if r.POR != "" && r.POR != "none" {
+		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
+	}
 	if r.Verdict == "limit" {
 		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
 		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
@@ -333,7 +351,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if d := bytecode.Digest(p); d != tr.Digest {
 		return fail(stderr, "replay", fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", fs.Arg(0), tr.Digest, fs.Arg(1), d))
 	}
-	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity})
+	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape})
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"mcvm/asm"
 	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/por"
 	"mcvm/vm"
 )
 
@@ -26,6 +28,37 @@ type modelFlags struct {
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	f.registerDefines(fs, "repeatable; .mcasm models only")
 	fs.StringVar(&f.granularity, "granularity", "transition", "transition: run thread-local instructions together up to the next scheduling point; instruction: every instruction is a transition")
+}
+
+// reductionFlags select partial-order reduction and its cycle proviso.
+type reductionFlags struct {
+	por, proviso string
+}
+
+func (f *reductionFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); all (both, the strongest sound combination)")
+	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
+}
+
+// apply sets up the reduction for program p: the vm options it needs and
+// the explorer's reducer and proviso.
+func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.Options) (vm.Options, por.Mode, error) {
+	mode, err := por.ParseMode(f.por)
+	if err != nil {
+		return vo, 0, fmt.Errorf("--por: %w", err)
+	}
+	pv, ok := explorer.ParseProviso(f.proviso)
+	if !ok {
+		return vo, 0, fmt.Errorf("--proviso: want auto, stack, duplicate or static, got %q", f.proviso)
+	}
+	if pv == explorer.ProvisoStack && eo.Order != explorer.DFS {
+		return vo, 0, fmt.Errorf("--proviso=stack needs depth-first search (use duplicate or static with --search=bfs)")
+	}
+	eo.Proviso = pv
+	if r := por.New(p, mode); r != nil {
+		eo.Reducer = r
+	}
+	return mode.VMOptions(vo), mode, nil
 }
 
 // registerDefines adds only -D, with a note on how it applies.

@@ -27,8 +27,11 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "-D", "N=3", philoOK}, exitOK},
 		{[]string{"check", "-D", "N=4", "--max-states", "10", philoOK}, exitLimit},
 		{[]string{"check", "-D", "N=4", "--max-depth", "5", philoOK}, exitLimit},
-		{[]string{"check", "-D", "N=5", "--time-limit", "1ns", philoOK}, exitLimit},
-		{[]string{"check", "-D", "N=6", "--continue", "--memory-limit", "1MiB", philoOK}, exitLimit},
+		{[]string{"check", "-D", "N=5", "--por", "none", "--time-limit", "1ns", philoOK}, exitLimit},
+		{[]string{"check", "-D", "N=6", "--por", "none", "--continue", "--memory-limit", "1MiB", philoOK}, exitLimit},
+		{[]string{"check", "--por", "dpor", philo}, exitUsage},
+		{[]string{"check", "--search", "bfs", "--proviso", "stack", philo}, exitUsage},
+		{[]string{"check", "--proviso", "never", philo}, exitUsage},
 		{[]string{"check", "-D", "N=3", "--memory-limit", "0", philoOK}, exitOK},
 		{[]string{"check", "--memory-limit", "lots", philoOK}, exitUsage},
 		{[]string{"check", "nonexistent.mcasm"}, exitUsage},
@@ -180,7 +183,7 @@ func TestMain(m *testing.M) {
 
 func TestBench(t *testing.T) {
 	t.Setenv("MCVM_TEST_AS_MAIN", "1")
-	code, out, stderr := runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo,philo_ok", "--small",
+	code, out, stderr := runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo,philo_ok", "--small", "--por", "none,all",
 		"--format", "json", "--compare", "--published", "../../benchmarks/jpf-published.json",
 		"--jpf-log", "philo=../../benchmarks/jpfreport/testdata/DiningPhil-3-first-error.log")
 	if code != exitOK {
@@ -192,6 +195,7 @@ func TestBench(t *testing.T) {
 			Verdict     string
 			States      int64
 			Transitions int64
+			Reduction   float64
 			JPF         *struct {
 				StatesNew int64 `json:"states_new"`
 			} `json:"jpf_log"`
@@ -200,12 +204,15 @@ func TestBench(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
 	}
-	if len(r.Rows) != 2 || r.Rows[0].Model != "philo" || r.Rows[0].Verdict != "deadlock" || r.Rows[0].States != 262 ||
-		r.Rows[1].States != 232 || r.Rows[0].JPF == nil || r.Rows[0].JPF.StatesNew != 85 {
+	// Rows: philo none, philo all, philo_ok none, philo_ok all. The
+	// unreduced counts are derived in the models' headers.
+	if len(r.Rows) != 4 || r.Rows[0].Model != "philo" || r.Rows[0].Verdict != "deadlock" || r.Rows[0].States != 262 ||
+		r.Rows[2].States != 232 || r.Rows[0].JPF == nil || r.Rows[0].JPF.StatesNew != 85 ||
+		r.Rows[1].Verdict != "deadlock" || r.Rows[1].States >= 262 || r.Rows[1].Reduction <= 1 || r.Rows[3].States >= 232 {
 		t.Errorf("bench rows = %+v", r.Rows)
 	}
 	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo", "--set", "N=2", "--format", "markdown")
-	if code != exitOK || !strings.Contains(out, "| philo | N=2 | deadlock |") {
+	if code != exitOK || !strings.Contains(out, "| philo | N=2 | all | deadlock |") {
 		t.Errorf("bench --set N=2 --format markdown: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{

@@ -22,6 +22,7 @@ type gen struct {
 	b       strings.Builder
 	labels  int
 	asserts int
+	thread  int // the thread whose code is being generated (GeneratePOR)
 }
 
 func (g *gen) emit(format string, args ...any) {

@@ -1,0 +1,415 @@
+// Reduction modes, the static future-access analysis and persistent-set selection.
+
+package por
+
+import (
+	"fmt"
+	"math/bits"
+
+	"mcvm/bytecode"
+	"mcvm/vm"
+)
+
+// Mode selects the reductions, as a set of flags.
+type Mode uint8
+
+// Modes. None explores every enabled transition; Escape makes accesses to
+// thread-local objects thread-local instructions and expands a state with
+// one thread's transition when it touches only such objects; Ample adds
+// persistent sets from the static analysis of what other threads can still
+// access (read/write aware). All is both, the strongest sound combination
+// and the default.
+const (
+	None   Mode = 0
+	Escape Mode = 1 << iota
+	Ample
+	All = Escape | Ample
+)
+
+var modeNames = map[Mode]string{None: "none", Escape: "escape", Ample: "ample", All: "all"}
+
+// ModeNames lists the accepted --por values.
+const ModeNames = "none, escape, ample, all"
+
+func (m Mode) String() string {
+	if s, ok := modeNames[m]; ok {
+		return s
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// ParseMode parses a --por value.
+func ParseMode(s string) (Mode, error) {
+	for m, n := range modeNames {
+		if n == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown partial-order reduction %q (want one of %s)", s, ModeNames)
+}
+
+// VMOptions returns o with the vm's part of mode m set: escape analysis
+// inside transitions (at transition granularity).
+func (m Mode) VMOptions(o vm.Options) vm.Options {
+	o.Escape = m&Escape != 0
+	return o
+}
+
+// Reducer selects persistent sets for one program. It is not safe for
+// concurrent use. It implements explorer.Reducer.
+type Reducer struct {
+	mode  Mode
+	prog  *bytecode.Program
+	words int
+	// Entity bits: read of entity e is bit e, write is bit nent+e; then the
+	// join and start bits. Entities are the fields, then the statics, then
+	// "an array element".
+	nent     int
+	joinBit  int
+	startBit int
+	// reach[m][pc] is what a thread at pc of method m can still do in that
+	// frame, its callees and the threads it creates.
+	reach [][][]uint64
+	// invRead: what the invariants read; a write to it is visible.
+	invRead []uint64
+
+	fut, others []uint64 // scratch: per-thread futures, and their union
+	futOK       []bool
+	tmp         []vm.Trans
+}
+
+// New analyses p for mode m. With mode None it returns nil.
+func New(p *bytecode.Program, m Mode) *Reducer {
+	if m == None {
+		return nil
+	}
+	r := &Reducer{mode: m, prog: p}
+	r.nent = len(p.Fields) + len(p.Statics) + 1
+	r.joinBit = 2 * r.nent
+	r.startBit = r.joinBit + 1
+	r.words = (r.startBit + 64) / 64
+	if m&Ample != 0 {
+		r.analyse()
+	}
+	return r
+}
+
+// Mode returns the reducer's mode.
+func (r *Reducer) Mode() Mode { return r.mode }
+
+func (r *Reducer) fieldBit(f int64, write bool) int {
+	b := int(f)
+	if write {
+		b += r.nent
+	}
+	return b
+}
+
+func (r *Reducer) staticBit(s int64, write bool) int {
+	return r.fieldBit(int64(len(r.prog.Fields))+s, write)
+}
+
+func (r *Reducer) arrayBit(write bool) int { return r.fieldBit(int64(r.nent-1), write) }
+
+func set(b []uint64, i int)      { b[i/64] |= 1 << (i % 64) }
+func has(b []uint64, i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func or(dst, src []uint64) (ch bool) {
+	for i, w := range src {
+		if n := dst[i] | w; n != dst[i] {
+			dst[i], ch = n, true
+		}
+	}
+	return ch
+}
+
+// knownFlow lists the opcodes whose control flow succ understands; any
+// other opcode is assumed to be able to continue anywhere in its method.
+func knownFlow(op bytecode.Opcode) bool {
+	return op.Valid() && op <= bytecode.OpThrow
+}
+
+// analyse computes reach: own accesses per instruction, method summaries
+// over the call graph (calls, virtual dispatch to every override, threads
+// created), then a backward fixpoint over each method's control flow,
+// where an instruction inside a handler's range may continue at the
+// handler.
+func (r *Reducer) analyse() {
+	p := r.prog
+	nm := len(p.Methods)
+	own := make([][][]uint64, nm)
+	calls := make([][]int32, nm) // callees (and thread bodies) per method
+	for mi := range p.Methods {
+		code := p.Methods[mi].Code
+		own[mi] = make([][]uint64, len(code))
+		for pc, in := range code {
+			b := make([]uint64, r.words)
+			own[mi][pc] = b
+			switch in.Op {
+			case bytecode.OpGetfield:
+				set(b, r.fieldBit(in.A, false))
+			case bytecode.OpPutfield:
+				set(b, r.fieldBit(in.A, true))
+			case bytecode.OpGetstatic:
+				set(b, r.staticBit(in.A, false))
+			case bytecode.OpPutstatic:
+				set(b, r.staticBit(in.A, true))
+			case bytecode.OpArrload:
+				set(b, r.arrayBit(false))
+			case bytecode.OpArrstore:
+				set(b, r.arrayBit(true))
+			case bytecode.OpJoin:
+				set(b, r.joinBit)
+			case bytecode.OpStart:
+				set(b, r.startBit)
+			case bytecode.OpInvokestatic, bytecode.OpNewthread:
+				calls[mi] = append(calls[mi], int32(in.A))
+			case bytecode.OpInvokevirtual:
+				calls[mi] = append(calls[mi], r.overrides(int32(in.A))...)
+			default:
+				if !knownFlow(in.Op) {
+					// An instruction this analysis does not know may do
+					// anything: every bit.
+					for i := range b {
+						b[i] = ^uint64(0)
+					}
+				}
+			}
+		}
+	}
+	// Method summaries: everything a call of the method can do.
+	sum := make([][]uint64, nm)
+	for mi := range sum {
+		sum[mi] = make([]uint64, r.words)
+		for _, b := range own[mi] {
+			or(sum[mi], b)
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for mi := range sum {
+			for _, c := range calls[mi] {
+				if or(sum[mi], sum[c]) {
+					changed = true
+				}
+			}
+		}
+	}
+	// Per pc: own, callees', and the successors'.
+	r.reach = make([][][]uint64, nm)
+	for mi := range p.Methods {
+		meth := &p.Methods[mi]
+		code := meth.Code
+		rc := make([][]uint64, len(code))
+		for pc, in := range code {
+			b := append([]uint64(nil), own[mi][pc]...)
+			switch in.Op {
+			case bytecode.OpInvokestatic, bytecode.OpNewthread:
+				or(b, sum[in.A])
+			case bytecode.OpInvokevirtual:
+				for _, c := range r.overrides(int32(in.A)) {
+					or(b, sum[c])
+				}
+			}
+			rc[pc] = b
+		}
+		for changed := true; changed; {
+			changed = false
+			for pc := len(code) - 1; pc >= 0; pc-- {
+				for _, s := range r.succ(meth, pc) {
+					if or(rc[pc], rc[s]) {
+						changed = true
+					}
+				}
+			}
+		}
+		r.reach[mi] = rc
+	}
+	r.invRead = make([]uint64, r.words)
+	for _, mi := range p.Invariants {
+		or(r.invRead, sum[mi])
+	}
+	r.fut = make([]uint64, 0)
+}
+
+// overrides returns the methods invokevirtual of method mi can reach: mi
+// and every method of the same name in a subclass of its class.
+func (r *Reducer) overrides(mi int32) []int32 {
+	p := r.prog
+	mm := &p.Methods[mi]
+	var out []int32
+	for c := range p.Classes {
+		if !p.IsSubclass(int32(c), mm.Class) {
+			continue
+		}
+		if t := p.FindMethod(int32(c), mm.Name); t >= 0 {
+			dup := false
+			for _, x := range out {
+				dup = dup || x == t
+			}
+			if !dup {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// succ returns the instructions that may follow pc in meth.
+func (r *Reducer) succ(meth *bytecode.Method, pc int) []int {
+	in := meth.Code[pc]
+	var out []int
+	if !knownFlow(in.Op) {
+		for i := range meth.Code {
+			out = append(out, i)
+		}
+		return out
+	}
+	info := in.Op.Info()
+	if info.Flags&bytecode.FlagNoNext == 0 && pc+1 < len(meth.Code) {
+		out = append(out, pc+1)
+	}
+	if info.Flags&bytecode.FlagBranch != 0 {
+		out = append(out, int(in.A))
+	}
+	for _, h := range meth.Handlers {
+		if int32(pc) >= h.Start && int32(pc) < h.End {
+			out = append(out, int(h.Target))
+		}
+	}
+	return out
+}
+
+// future computes into dst what thread u of the machine's state can still
+// do: the union over its frames of what each can do from its pc (a frame
+// below the top is at its call, so that includes the rest of the call and
+// the handlers around it).
+func (r *Reducer) future(m *vm.Machine, u int32, dst []uint64) {
+	clear(dst)
+	switch m.ThreadStatus(u) {
+	case vm.StatusTerminated:
+		return
+	}
+	for i := m.NumFrames(u) - 1; i >= 0; i-- {
+		mi, pc := m.FrameAt(u, i)
+		or(dst, r.reach[mi][pc])
+	}
+}
+
+// Ample reorders trans, the enabled transitions of the machine's current
+// state in thread order, so that a persistent set comes first, and returns
+// its length (len(trans) when the state must be fully expanded). The set
+// is all the transitions of one thread whose next transition is
+// independent of everything the other threads can do before it, and
+// invisible to the invariants: it touches nothing shared, or only an object
+// of its own (Escape), or (Ample) a field, static or array element, a
+// monitor release, or a thread start or end, that no other thread can
+// still access in a conflicting way (two reads do not conflict).
+func (r *Reducer) Ample(m *vm.Machine, trans []vm.Trans) int {
+	if r == nil || len(trans) < 2 {
+		return len(trans)
+	}
+	r.prepare(m)
+	for i := 0; i < len(trans); {
+		t := trans[i].Thread
+		j := i
+		for j < len(trans) && trans[j].Thread == t {
+			j++
+		}
+		if j-i < len(trans) && r.independent(m, t) {
+			if i > 0 {
+				// Move thread t's transitions to the front, keeping the
+				// others' order.
+				r.tmp = append(r.tmp[:0], trans[i:j]...)
+				copy(trans[j-i:j], trans[:i])
+				copy(trans, r.tmp)
+			}
+			return j - i
+		}
+		i = j
+	}
+	return len(trans)
+}
+
+// prepare resets the per-state futures.
+func (r *Reducer) prepare(m *vm.Machine) {
+	n := m.NumThreads()
+	if r.mode&Ample == 0 {
+		return
+	}
+	if cap(r.fut) < n*r.words {
+		r.fut = make([]uint64, n*r.words)
+		r.futOK = make([]bool, n)
+		r.others = make([]uint64, r.words)
+	}
+	r.fut = r.fut[:n*r.words]
+	r.futOK = r.futOK[:n]
+	clear(r.futOK)
+}
+
+// othersFuture returns the union of the futures of every thread but t.
+func (r *Reducer) othersFuture(m *vm.Machine, t int32) []uint64 {
+	clear(r.others)
+	for u := int32(0); int(u) < m.NumThreads(); u++ {
+		if u == t {
+			continue
+		}
+		f := r.fut[int(u)*r.words : int(u+1)*r.words]
+		if !r.futOK[u] {
+			r.future(m, u, f)
+			r.futOK[u] = true
+		}
+		or(r.others, f)
+	}
+	return r.others
+}
+
+// independent reports whether thread t's next transition can form a
+// persistent set on its own.
+func (r *Reducer) independent(m *vm.Machine, t int32) bool {
+	a := m.NextAccess(t)
+	if a.Kind == vm.AccNone {
+		return true
+	}
+	if a.Local && r.mode&Escape != 0 {
+		return true
+	}
+	if r.mode&Ample == 0 {
+		return false
+	}
+	var bit int
+	switch a.Kind {
+	case vm.AccRelease:
+		// Nobody else can take, wait on or notify a monitor t holds.
+		return true
+	case vm.AccStart:
+		o := r.othersFuture(m, t)
+		return !has(o, r.joinBit) && !has(o, r.startBit)
+	case vm.AccEnd:
+		return !has(r.othersFuture(m, t), r.joinBit)
+	case vm.AccField:
+		bit = int(a.Index)
+	case vm.AccStatic:
+		bit = len(r.prog.Fields) + int(a.Index)
+	case vm.AccArray:
+		bit = r.nent - 1
+	default:
+		return false
+	}
+	o := r.othersFuture(m, t)
+	if has(o, bit+r.nent) {
+		return false // another thread may write it
+	}
+	if a.Write && (has(o, bit) || has(r.invRead, bit)) {
+		return false // another thread, or an invariant, may read it
+	}
+	return true
+}
+
+// popcount is used by tests and statistics.
+func popcount(b []uint64) int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}

@@ -1,0 +1,224 @@
+package por_test
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/internal/progen"
+	"mcvm/por"
+	"mcvm/vm"
+)
+
+// outcome is what a complete search establishes that every sound reduction
+// must preserve: the violations by kind and place (deadlocks by the
+// fingerprint of the deadlocked state, which no reduction changes: every
+// thread in it waits at a scheduling point), and the end states.
+type outcome struct {
+	errors map[string]bool
+	ends   map[uint64]bool
+	limit  bool
+	stats  explorer.Stats
+}
+
+type config struct {
+	mode    por.Mode
+	order   explorer.Order
+	proviso explorer.Proviso
+}
+
+func (c config) String() string {
+	return fmt.Sprintf("por=%s/search=%s/proviso=%s", c.mode, c.order, c.proviso.Resolve(c.order))
+}
+
+// configs are the reduced searches compared with the unreduced one.
+var configs = []config{
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto},
+	{por.All, explorer.DFS, explorer.ProvisoAuto},
+	{por.All, explorer.DFS, explorer.ProvisoStatic},
+	{por.All, explorer.DFS, explorer.ProvisoDuplicate},
+	{por.All, explorer.BFS, explorer.ProvisoAuto},
+	{por.All, explorer.BFS, explorer.ProvisoStatic},
+}
+
+func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome {
+	t.Helper()
+	m, err := vm.New(p, c.mode.VMOptions(vm.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
+	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso,
+		OnError: func(f *vm.Fault, fp uint64) {
+			if f.Kind == vm.FaultDeadlock {
+				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
+				return
+			}
+			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+		},
+		OnEnd: func(fp uint64) { o.ends[fp] = true },
+	}
+	if r := por.New(p, c.mode); r != nil {
+		opts.Reducer = r
+	}
+	res := explorer.Search(m, opts)
+	o.limit = res.Limit != ""
+	o.stats = res.Stats
+	return o
+}
+
+func genCount(t *testing.T, def int) int {
+	n := def
+	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
+		}
+	}
+	if testing.Short() {
+		n = min(n, 40)
+	}
+	return n
+}
+
+// TestGenerated_reductionIsSound is the differential test of every
+// reduction against the unreduced search on generated programs (both
+// generators): each must find exactly the same violations, deadlocked
+// states and end states. MCVM_GEN_PROGRAMS sets how many programs of each
+// generator (default 150; a longer run: MCVM_GEN_PROGRAMS=5000).
+func TestGenerated_reductionIsSound(t *testing.T) {
+	n := genCount(t, 150)
+	type gen struct {
+		name string
+		f    func(uint64) string
+	}
+	var statesNone, statesAll int64
+	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}} {
+		compared, withErrors, reduced := 0, 0, 0
+		for seed := uint64(1); seed <= uint64(n); seed++ {
+			src := g.f(seed)
+			p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+			if err != nil {
+				t.Fatalf("%s seed %d does not assemble: %v\n%s", g.name, seed, err, src)
+			}
+			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto}, 200000)
+			if full.limit {
+				continue
+			}
+			compared++
+			if len(full.errors) > 0 {
+				withErrors++
+			}
+			for _, c := range configs {
+				red := explore(t, p, c, 0)
+				if c.mode == por.All && c.order == explorer.DFS && c.proviso == explorer.ProvisoAuto {
+					statesNone += full.stats.States
+					statesAll += red.stats.States
+					if red.stats.States < full.stats.States {
+						reduced++
+					}
+				}
+				if !maps.Equal(full.errors, red.errors) || !maps.Equal(full.ends, red.ends) {
+					t.Errorf("%s seed %d, %s: finds errors %v and %d end states; unreduced: %v and %d\n%s",
+						g.name, seed, c, slices.Sorted(maps.Keys(red.errors)), len(red.ends),
+						slices.Sorted(maps.Keys(full.errors)), len(full.ends), src)
+				}
+				if red.stats.States > full.stats.States && c.mode != por.Escape {
+					// Not unsound, but a reduction that grows the space is a bug.
+					t.Logf("%s seed %d, %s: %d states, unreduced %d", g.name, seed, c, red.stats.States, full.stats.States)
+				}
+			}
+		}
+		if compared < n*3/4 {
+			t.Errorf("%s: only %d of %d programs were small enough to compare", g.name, compared, n)
+		}
+		if withErrors < compared/10 {
+			t.Errorf("%s: only %d of %d programs have errors: too tame to test much", g.name, withErrors, compared)
+		}
+		t.Logf("%s: compared %d programs (%d with errors); --por=all reduced %d of them", g.name, compared, withErrors, reduced)
+	}
+	if statesAll >= statesNone {
+		t.Errorf("--por=all explored %d states in all, the unreduced search %d: no reduction", statesAll, statesNone)
+	}
+	t.Logf("states: unreduced %d, --por=all %d (%.2fx)", statesNone, statesAll, float64(statesNone)/float64(max(statesAll, 1)))
+}
+
+// TestGeneratePOR_deterministic checks that a seed always gives the same program.
+func TestGeneratePOR_deterministic(t *testing.T) {
+	if progen.GeneratePOR(7) != progen.GeneratePOR(7) || progen.GeneratePOR(7) == progen.GeneratePOR(8) {
+		t.Error("GeneratePOR is not a function of its seed")
+	}
+}
+
+// TestModels_sameVerdicts runs every conformance program and the benchmark
+// models at their small sizes with every mode: the same verdict and the
+// same violations as the unreduced search.
+func TestModels_sameVerdicts(t *testing.T) {
+	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
+	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
+	if len(conf) == 0 || len(models) == 0 {
+		t.Fatal("no programs found")
+	}
+	for _, path := range append(conf, models...) {
+		defs := map[string]int64{}
+		if strings.Contains(path, "benchmarks") {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defs = smallDefines(t, string(src))
+			if defs == nil {
+				continue
+			}
+		}
+		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto}, 300000)
+		if full.limit {
+			t.Logf("%s: too large to compare", path)
+			continue
+		}
+		for _, c := range configs {
+			red := explore(t, p, c, 0)
+			if !maps.Equal(full.errors, red.errors) || !maps.Equal(full.ends, red.ends) {
+				t.Errorf("%s, %s: errors %v, %d end states; unreduced %v, %d", filepath.Base(path), c,
+					slices.Sorted(maps.Keys(red.errors)), len(red.ends), slices.Sorted(maps.Keys(full.errors)), len(full.ends))
+			}
+		}
+	}
+}
+
+// smallDefines reads a model's "; SMALL -D K=V ..." line (nil if none).
+func smallDefines(t *testing.T, src string) map[string]int64 {
+	for _, line := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(line, "; SMALL ") {
+			continue
+		}
+		defs := map[string]int64{}
+		f := strings.Fields(strings.TrimPrefix(line, "; SMALL "))
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] != "-D" {
+				continue
+			}
+			k, v, _ := strings.Cut(f[i+1], "=")
+			x, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("SMALL line %q: %v", line, err)
+			}
+			defs[k] = x
+		}
+		return defs
+	}
+	return nil
+}

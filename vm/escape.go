@@ -1,0 +1,269 @@
+// Escape analysis on the active heap, and what a thread's next transition touches (for partial-order reduction).
+
+package vm
+
+import (
+	"mcvm/bytecode"
+	"mcvm/heap"
+)
+
+// ownShared marks an object reachable from more than one thread, or from a
+// static; 0 marks an object no thread reaches; t.ID+1 an object only
+// thread t reaches.
+const ownShared int32 = -1
+
+// owners computes, for every object of the active heap, which threads can
+// reach it (MoonWalker section 3.4, JPF's shared-object attribute). The
+// roots of thread t are its Thread object, the object it waits on, its
+// frames' monitors and every reference in its locals and operand stacks
+// (a thread that has not started yet has roots too: its arguments). Every
+// object reachable from a static is shared, since any thread can read the
+// static. An object first reached from thread t belongs to t; reached again
+// from another thread, it and everything it reaches become shared. Each
+// object changes at most twice (0, a thread, shared), so this is linear in
+// the heap. The result holds until the state changes (ownVer).
+func (m *Machine) owners() {
+	if m.ownVer == m.version {
+		return
+	}
+	m.ownVer = m.version
+	h := &m.S.Heap
+	n := h.Len()
+	if cap(m.owner) < n {
+		m.owner = make([]int32, n, n+n/2)
+	}
+	m.owner = m.owner[:n]
+	clear(m.owner)
+	for _, i := range m.refStatics {
+		m.mark(heap.Ref(m.S.Statics[i]), ownShared)
+	}
+	for _, t := range m.S.Threads {
+		if t.Status == StatusTerminated {
+			continue
+		}
+		tag := t.ID + 1
+		m.mark(t.Obj, tag)
+		m.mark(t.WaitObj, tag)
+		for i := range t.Frames {
+			m.mark(t.Frames[i].Lock, tag)
+		}
+		for _, v := range t.Stack {
+			if v.Ref {
+				m.mark(heap.Ref(v.I), tag)
+			}
+		}
+	}
+}
+
+// mark gives r and what it reaches the owner tag, promoting to shared
+// whatever another thread already reached.
+func (m *Machine) mark(r heap.Ref, tag int32) {
+	if r == heap.Null {
+		return
+	}
+	h := &m.S.Heap
+	st := append(m.markStack[:0], markItem{r, tag})
+	for len(st) > 0 {
+		it := st[len(st)-1]
+		st = st[:len(st)-1]
+		if it.r == heap.Null || !h.Valid(it.r) {
+			continue
+		}
+		cur := m.owner[it.r-1]
+		if cur == it.tag || cur == ownShared {
+			continue
+		}
+		tag := it.tag
+		if cur != 0 {
+			tag = ownShared
+		}
+		m.owner[it.r-1] = tag
+		o := h.Obj(it.r)
+		slots := h.Slots(it.r)
+		switch o.Kind {
+		case heap.KindRefArray:
+			for _, v := range slots {
+				if v != 0 {
+					st = append(st, markItem{heap.Ref(v), tag})
+				}
+			}
+		case heap.KindObject:
+			for i, v := range slots {
+				if v != 0 && m.layout.IsRef(o.Class, i) {
+					st = append(st, markItem{heap.Ref(v), tag})
+				}
+			}
+		}
+	}
+	m.markStack = st[:0]
+}
+
+type markItem struct {
+	r   heap.Ref
+	tag int32
+}
+
+// localTo reports whether only thread t can reach r in the active state.
+// Objects allocated after the owners were computed were allocated by the
+// running thread in the current transition, and are its own.
+func (m *Machine) localTo(t *Thread, r heap.Ref) bool {
+	m.owners()
+	if int(r) > len(m.owner) {
+		return true
+	}
+	return m.owner[r-1] == t.ID+1
+}
+
+// heapTarget returns the reference operand of a heap instruction at the top
+// of t's stack, or Null if the instruction has none or it is not a
+// non-null reference.
+func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
+	d := 0
+	switch op {
+	case bytecode.OpGetfield, bytecode.OpMonitorenter, bytecode.OpMonitorexit:
+		d = 1
+	case bytecode.OpPutfield, bytecode.OpArrload:
+		d = 2
+	case bytecode.OpArrstore:
+		d = 3
+	default:
+		return heap.Null
+	}
+	if len(t.Stack) < d {
+		return heap.Null
+	}
+	v := t.Stack[len(t.Stack)-d]
+	if !v.Ref {
+		return heap.Null
+	}
+	return heap.Ref(v.I)
+}
+
+// localOp reports whether heap instruction o, next in t, touches only an
+// object no other thread can reach, so that with Options.Escape it is not a
+// scheduling point: no other thread can observe or affect it before t
+// publishes the object, which takes a write to a shared location, itself a
+// scheduling point.
+func (m *Machine) localOp(t *Thread, o *op) bool {
+	r := heapTarget(t, o.in.Op)
+	if r == heap.Null || !m.S.Heap.Valid(r) || !m.localTo(t, r) {
+		return false
+	}
+	if o.in.Op == bytecode.OpMonitorenter {
+		// A monitor can be held by a thread that no longer holds a
+		// reference to its object; then t would block, which is not local.
+		return m.lockable(t, r)
+	}
+	return true
+}
+
+// AccessKind classifies what the transition a thread takes next begins
+// with, as far as other threads are concerned.
+type AccessKind uint8
+
+// Access kinds.
+const (
+	// AccOther: an instruction that can enable or disable other threads'
+	// transitions, or be enabled or disabled by them (monitorenter, wait,
+	// notify, join, a synchronized call, reacquiring a monitor after wait).
+	AccOther AccessKind = iota
+	// AccNone: nothing other threads can see (a thread-local instruction,
+	// choose, yield).
+	AccNone
+	AccField  // Access.Index is the field
+	AccStatic // Access.Index is the static
+	AccArray  // an array element
+	// AccRelease: monitorexit, or the return of a synchronized method that is
+	// not the thread's last: releasing a monitor the thread holds.
+	AccRelease
+	AccStart // start of Access.Index's thread object
+	AccEnd   // the thread's last return: it ends
+)
+
+// Access describes the first instruction of a thread's next transition.
+// The instructions after it in the same transition are thread-local (or,
+// with Options.Escape, touch only objects of this thread).
+type Access struct {
+	Kind  AccessKind
+	Index int32
+	Write bool
+	// Local: the instruction touches only an object no other thread can
+	// reach (escape analysis), so it is independent of every other thread.
+	Local bool
+}
+
+// NextAccess returns what the next transition of enabled thread tid begins
+// with.
+func (m *Machine) NextAccess(tid int32) Access {
+	t := m.S.Threads[tid]
+	if t.Status != StatusRunnable {
+		return Access{Kind: AccOther}
+	}
+	o := m.next(t)
+	if !o.in.Op.Is(bytecode.FlagSched) && !o.ret && o.in.Op != bytecode.OpInvokestatic && o.in.Op != bytecode.OpInvokevirtual {
+		return Access{Kind: AccNone}
+	}
+	a := Access{Kind: AccOther}
+	switch o.in.Op {
+	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
+		return Access{Kind: AccNone}
+	case bytecode.OpGetfield, bytecode.OpPutfield:
+		a = Access{Kind: AccField, Index: int32(o.a), Write: o.in.Op == bytecode.OpPutfield}
+	case bytecode.OpGetstatic, bytecode.OpPutstatic:
+		return Access{Kind: AccStatic, Index: int32(o.a), Write: o.in.Op == bytecode.OpPutstatic}
+	case bytecode.OpArrload, bytecode.OpArrstore:
+		a = Access{Kind: AccArray, Write: o.in.Op == bytecode.OpArrstore}
+	case bytecode.OpMonitorexit:
+		a = Access{Kind: AccRelease}
+	case bytecode.OpMonitorenter:
+	case bytecode.OpStart:
+		return Access{Kind: AccStart}
+	case bytecode.OpReturn, bytecode.OpRetval:
+		if len(t.Frames) == 1 {
+			return Access{Kind: AccEnd}
+		}
+		if !m.syncMethod[t.top().Method] {
+			return Access{Kind: AccNone}
+		}
+		return Access{Kind: AccRelease}
+	case bytecode.OpInvokestatic:
+		if !m.syncMethod[o.a] {
+			return Access{Kind: AccNone}
+		}
+		return a
+	case bytecode.OpInvokevirtual:
+		if !m.syncVirt[o.a] {
+			return Access{Kind: AccNone}
+		}
+		return a
+	default:
+		return a
+	}
+	if r := heapTarget(t, o.in.Op); r != heap.Null && m.S.Heap.Valid(r) && m.localTo(t, r) {
+		a.Local = o.in.Op != bytecode.OpMonitorenter || m.lockable(t, r)
+	}
+	return a
+}
+
+// NumFrames returns how many frames thread tid has.
+func (m *Machine) NumFrames(tid int32) int { return len(m.S.Threads[tid].Frames) }
+
+// FrameAt returns the method and pc of frame i (0 is the bottom) of thread
+// tid. A frame below the top is at the call it waits on.
+func (m *Machine) FrameAt(tid int32, i int) (method, pc int32) {
+	f := &m.S.Threads[tid].Frames[i]
+	return f.Method, f.PC
+}
+
+// NumThreads returns the number of threads in the active state.
+func (m *Machine) NumThreads() int { return len(m.S.Threads) }
+
+// ThreadStatus returns thread tid's status.
+func (m *Machine) ThreadStatus(tid int32) Status { return m.S.Threads[tid].Status }
+
+// BackJump reports whether the last Step executed a branch to an earlier
+// or the same instruction, or entered an exception handler placed at or
+// before the instruction that threw: every cycle of the state graph
+// contains such a transition (Edelkamp's sticky transitions, the static
+// cycle proviso).
+func (m *Machine) BackJump() bool { return m.back }
