@@ -50,6 +50,9 @@ type Options struct {
 	Granularity Granularity
 	// Out receives print and printi output; nil discards it.
 	Out io.Writer
+	// IgnoreUncaught makes an exception no handler takes end its thread
+	// silently instead of being a fault (--uncaught=ignore).
+	IgnoreUncaught bool
 }
 
 // FaultKind classifies a property violation or runtime fault.
@@ -113,8 +116,9 @@ type Machine struct {
 	nclasses   int
 	staticRef  []bool
 	refStatics []int
-	syncVirt   []bool // per method: some override reachable by invokevirtual is synchronized
-	syncMethod []bool // per method: synchronized
+	syncVirt   []bool   // per method: some override reachable by invokevirtual is synchronized
+	syncMethod []bool   // per method: synchronized
+	rethrows   [][]bool // per method, per handler: a catch or filter handler block holding a rethrow
 
 	S    State
 	pool []*Thread
@@ -130,8 +134,6 @@ type Machine struct {
 	evalVal  Value
 	evaling  bool
 	numBuf   []byte
-	throwM   int32
-	throwPC  int32
 	executed int // instructions executed by the last Step
 
 	tableDispatch bool // dispatch through op.fn instead of execSwitch (for BenchmarkDispatch)
@@ -180,6 +182,18 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 				m.vtab[mi][c] = t
 				if t >= 0 && p.Methods[t].Sync() {
 					m.syncVirt[mi] = true
+				}
+			}
+		}
+	}
+	m.rethrows = make([][]bool, len(p.Methods))
+	for mi := range p.Methods {
+		mm := &p.Methods[mi]
+		m.rethrows[mi] = make([]bool, len(mm.Handlers))
+		for hi, h := range mm.Handlers {
+			for pc := h.Target; h.Takes() && pc < h.HandlerEnd; pc++ {
+				if mm.Code[pc].Op == bytecode.OpRethrow {
+					m.rethrows[mi][hi] = true
 				}
 			}
 		}
