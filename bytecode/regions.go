@@ -67,9 +67,6 @@ func blocks(h *Handler, hi int32) []block {
 // strict.
 func (v *verifier) regions(mi int32) {
 	m := &v.p.Methods[mi]
-	if len(m.Handlers) == 0 {
-		return
-	}
 	nerr := len(v.errs)
 	var all []block
 	for hi := range m.Handlers {
@@ -133,9 +130,6 @@ func (v *verifier) regions(mi int32) {
 		if b.kind != blockTry || k == HandlerFinally || k == HandlerFault {
 			strict = append(strict, b)
 		}
-	}
-	if len(strict) == 0 {
-		return
 	}
 	slices.SortStableFunc(strict, func(a, b block) int {
 		if c := cmp.Compare(a.start, b.start); c != 0 {
