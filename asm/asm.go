@@ -103,10 +103,11 @@ type assembler struct {
 	cls         int32             // the current class, or -1
 	m           *method           // the open method, or nil
 
-	strs   map[string]int32
-	fixups []fixup
-	entry  *qualRef
-	invs   []qualRef
+	strs       map[string]int32
+	fixups     []fixup
+	entry      *qualRef
+	invs       []qualRef
+	handlerPos map[int32][]bytecode.Pos // per method, the directive of each handler
 }
 
 // members indexes the members a class declares by name.
@@ -151,9 +152,14 @@ type labelRef struct {
 	nameRef
 }
 
+// catch is a handler directive: .catch, .filter, .finally or .fault.
 type catch struct {
-	class            nameRef // name "" for any
+	kind             bytecode.HandlerKind
+	pos              bytecode.Pos
+	class            nameRef // .catch only; name "" for any
 	from, to, target nameRef
+	filter           nameRef // .filter only
+	hend             nameRef // name "" when not given (.catch only)
 }
 
 type fixKind uint8
@@ -182,7 +188,7 @@ var mnemonics = func() []string {
 	return s
 }()
 
-var directives = []string{".const", ".include", ".class", ".field", ".static", ".method", ".locals", ".catch", ".end", ".entry", ".invariant"}
+var directives = []string{".const", ".include", ".class", ".field", ".static", ".method", ".locals", ".catch", ".filter", ".finally", ".fault", ".end", ".entry", ".invariant"}
 
 func newAssembler(filename string, opts Options) *assembler {
 	a := &assembler{
@@ -333,7 +339,13 @@ func (a *assembler) directive(lp *lineParser, name string, pos bytecode.Pos, fil
 	case ".locals":
 		a.dLocals(lp, pos)
 	case ".catch":
-		a.dCatch(lp, pos)
+		a.dCatch(lp, pos, bytecode.HandlerCatch)
+	case ".filter":
+		a.dCatch(lp, pos, bytecode.HandlerFilter)
+	case ".finally":
+		a.dCatch(lp, pos, bytecode.HandlerFinally)
+	case ".fault":
+		a.dCatch(lp, pos, bytecode.HandlerFault)
 	case ".end":
 		if a.m == nil {
 			a.errorAt(pos, ".end outside a method")
@@ -695,15 +707,32 @@ func (a *assembler) dLocals(lp *lineParser, pos bytecode.Pos) {
 	}
 }
 
-// dCatch parses ".catch CLASS|any FROM TO HANDLER".
-func (a *assembler) dCatch(lp *lineParser, pos bytecode.Pos) {
+// dCatch parses a handler directive:
+//
+//	.catch CLASS|any FROM TO HANDLER [HANDLER_END]
+//	.filter FROM TO FILTER HANDLER HANDLER_END
+//	.finally FROM TO HANDLER HANDLER_END
+//	.fault FROM TO HANDLER HANDLER_END
+func (a *assembler) dCatch(lp *lineParser, pos bytecode.Pos, kind bytecode.HandlerKind) {
+	name := "." + kind.String()
 	if a.m == nil {
-		a.errorAt(pos, ".catch outside a method")
+		a.errorAt(pos, "%s outside a method", name)
 		return
 	}
-	var c catch
-	refs := []*nameRef{&c.class, &c.from, &c.to, &c.target}
-	whats := []string{"exception class or any", "start label", "end label", "handler label"}
+	c := catch{kind: kind, pos: pos}
+	var refs []*nameRef
+	var whats []string
+	switch kind {
+	case bytecode.HandlerCatch:
+		refs = []*nameRef{&c.class, &c.from, &c.to, &c.target}
+		whats = []string{"exception class or any", "start label", "end label", "handler label"}
+	case bytecode.HandlerFilter:
+		refs = []*nameRef{&c.from, &c.to, &c.filter, &c.target, &c.hend}
+		whats = []string{"start label", "end label", "filter label", "handler label", "handler end label"}
+	default:
+		refs = []*nameRef{&c.from, &c.to, &c.target, &c.hend}
+		whats = []string{"start label", "end label", "handler label", "handler end label"}
+	}
 	for i, r := range refs {
 		t, ok := lp.ident(whats[i])
 		if !ok {
@@ -711,7 +740,14 @@ func (a *assembler) dCatch(lp *lineParser, pos bytecode.Pos) {
 		}
 		*r = nameRef{t.text, lp.pos(t.col)}
 	}
-	if !lp.end(".catch") {
+	if kind == bytecode.HandlerCatch && !lp.atEnd() {
+		t, ok := lp.ident("handler end label")
+		if !ok {
+			return
+		}
+		c.hend = nameRef{t.text, lp.pos(t.col)}
+	}
+	if !lp.end(name) {
 		return
 	}
 	if c.class.name == "any" {
@@ -750,25 +786,44 @@ func (a *assembler) closeMethod() {
 		m.code[r.pc].A = int64(pc)
 	}
 	var handlers []bytecode.Handler
+	var hpos []bytecode.Pos
 	for _, c := range m.catches {
 		from, ok1 := find(c.from)
 		to, ok2 := find(c.to)
 		target, ok3 := find(c.target)
-		if !ok1 || !ok2 || !ok3 {
+		var hend, filter int32
+		ok4, ok5 := true, true
+		if c.hend.name != "" {
+			hend, ok4 = find(c.hend)
+		}
+		if c.kind == bytecode.HandlerFilter {
+			filter, ok5 = find(c.filter)
+		}
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
 			continue
 		}
+		name := "." + c.kind.String()
 		if from >= to {
-			a.errorAt(c.from.pos, "empty .catch range: label %q is not before label %q", c.from.name, c.to.name)
+			a.errorAt(c.from.pos, "empty %s range: label %q is not before label %q", name, c.from.name, c.to.name)
 			continue
 		}
 		if target == n {
 			a.errorAt(c.target.pos, "handler label %q is after the last instruction", c.target.name)
 			continue
 		}
+		if c.hend.name != "" && hend <= target {
+			a.errorAt(c.hend.pos, "empty handler block: label %q is not after label %q", c.hend.name, c.target.name)
+			continue
+		}
+		if c.kind == bytecode.HandlerFilter && filter >= target {
+			a.errorAt(c.filter.pos, "empty filter block: label %q is not before the handler label %q (the filter block ends where the handler starts)", c.filter.name, c.target.name)
+			continue
+		}
 		if c.class.name != "" && m.idx >= 0 {
 			a.fixups = append(a.fixups, fixup{kind: fixHandler, method: m.idx, pc: int32(len(handlers)), qualRef: qualRef{class: c.class}})
 		}
-		handlers = append(handlers, bytecode.Handler{Kind: bytecode.HandlerCatch, Start: from, End: to, Target: target, Class: -1})
+		handlers = append(handlers, bytecode.Handler{Kind: c.kind, Start: from, End: to, Target: target, Class: -1, HandlerEnd: hend, Filter: filter})
+		hpos = append(hpos, c.pos)
 	}
 	if m.idx < 0 {
 		return
@@ -778,6 +833,10 @@ func (a *assembler) closeMethod() {
 	pm.Code = m.code
 	pm.Lines = m.lines
 	pm.Handlers = handlers
+	if a.handlerPos == nil {
+		a.handlerPos = map[int32][]bytecode.Pos{}
+	}
+	a.handlerPos[m.idx] = hpos
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
@@ -1166,6 +1225,10 @@ func (a *assembler) verify() {
 			pos = p.Methods[e.Method].Pos
 			if e.PC >= 0 {
 				pos = p.InstrPos(e.Method, e.PC)
+			}
+			if hp := a.handlerPos[e.Method]; e.Handler >= 0 && int(e.Handler) < len(hp) {
+				pos = hp[e.Handler]
+				msg = strings.TrimPrefix(e.Msg, prefix+": ")
 			}
 		}
 		a.errorAt(pos, "%s", msg)

@@ -107,6 +107,11 @@ var opcodeSnippets = map[bytecode.Opcode]string{
 	bytecode.OpPrint:         "print \"hi\\n\"",
 	bytecode.OpPrinti:        "push 1\nprinti",
 	bytecode.OpThrow:         "new Exception\nthrow",
+	bytecode.OpRethrow:       ".catch any t0 h0 h0 h1\nt0: new Exception\nthrow\nh0: rethrow\nh1: nop",
+	bytecode.OpLeave:         ".finally t0 h0 h0 h1\nt0: push 1\nleave h1\nh0: endfinally\nh1: nop",
+	bytecode.OpEndfinally:    ".finally t0 h0 h0 h1\nt0: leave h1\nh0: endfinally\nh1: nop",
+	bytecode.OpEndfault:      ".fault t0 h0 h0 h1\nt0: leave h1\nh0: endfault\nh1: nop",
+	bytecode.OpEndfilter:     ".filter t0 f0 f0 h0 h1\nt0: leave h1\nf0: pop\npush 1\nendfilter\nh0: pop\nleave h1\nh1: nop",
 }
 
 // TestOpcodes_roundTrip checks that every opcode assembles, disassembles to

@@ -215,13 +215,24 @@ func (d *disasm) method(mi int32) {
 		return "L" + strconv.FormatInt(pc, 10)
 	}
 	for _, h := range m.Handlers {
-		class := "any"
-		if h.Class != -1 {
-			class = p.className(h.Class)
-		}
-		fmt.Fprintf(&d.b, ".catch %s %s %s %s", class, target(int64(h.Start)), target(int64(h.End)), target(int64(h.Target)))
-		if h.Kind != HandlerCatch {
-			fmt.Fprintf(&d.b, " ; invalid handler kind %d", h.Kind)
+		switch h.Kind {
+		case HandlerCatch:
+			class := "any"
+			if h.Class != -1 {
+				class = p.className(h.Class)
+			}
+			fmt.Fprintf(&d.b, ".catch %s %s %s %s", class, target(int64(h.Start)), target(int64(h.End)), target(int64(h.Target)))
+			if h.HandlerEnd != 0 {
+				fmt.Fprintf(&d.b, " %s", target(int64(h.HandlerEnd)))
+			}
+		case HandlerFilter:
+			fmt.Fprintf(&d.b, ".filter %s %s %s %s %s", target(int64(h.Start)), target(int64(h.End)),
+				target(int64(h.Filter)), target(int64(h.Target)), target(int64(h.HandlerEnd)))
+		case HandlerFinally, HandlerFault:
+			fmt.Fprintf(&d.b, ".%s %s %s %s %s", h.Kind, target(int64(h.Start)), target(int64(h.End)),
+				target(int64(h.Target)), target(int64(h.HandlerEnd)))
+		default:
+			fmt.Fprintf(&d.b, "; invalid handler kind %d", h.Kind)
 		}
 		d.b.WriteString("\n")
 	}

@@ -6,7 +6,7 @@
 //
 //	file     = magic version body
 //	magic    = "MCVM\x00BC\r\n"            (10 bytes)
-//	version  = uvarint                      (FormatVersion)
+//	version  = uvarint                      (1 or 2: see below)
 //	body     = files classes fields statics methods strings entry invariants
 //	files    = count { string }
 //	classes  = count { name:string super:svarint nfields { field:uvarint } pos }
@@ -15,12 +15,22 @@
 //	methods  = count { class:uvarint name:string flags:byte args:uvarint locals:uvarint
 //	                   ncode { op:byte a:svarint b:svarint }
 //	                   nlines { pos }
-//	                   nhandlers { kind:byte start:uvarint end:uvarint target:uvarint class:svarint }
+//	                   nhandlers { kind:byte start:uvarint end:uvarint target:uvarint class:svarint
+//	                               [hend:uvarint filter:uvarint] }   (version 2 only)
 //	                   pos }
 //	strings  = count { string }
 //	entry    = svarint
 //	invariants = count { uvarint }
 //	pos      = file:uvarint line:uvarint col:uvarint
+//
+// Version 2 added the filter, finally and fault handlers, handler ends
+// (hend, 0 when unknown) and filter blocks, and the opcodes rethrow, leave,
+// endfinally, endfault and endfilter. Encode writes the lowest version that
+// holds the program: version 1 when every handler is a catch without a
+// handler end and no version-2 opcode occurs, so programs that do not use
+// structured exception handling encode (and digest) exactly as before.
+// Decode reads both versions; a version-1 file holds only what version 1
+// could express.
 //
 // Field slots and MaxStack are not stored: Decode recomputes them with Verify.
 // Every count is checked against the bytes that remain before anything is
@@ -40,17 +50,42 @@ import (
 // Magic starts every .mcb file.
 const Magic = "MCVM\x00BC\r\n"
 
-// FormatVersion is the version of the .mcb format written by Encode.
-const FormatVersion = 1
+// FormatVersion is the newest version of the .mcb format, the one Decode
+// reads besides version 1 and Encode writes for programs that need it.
+const FormatVersion = 2
+
+// firstV2Opcode is the first opcode format version 1 does not have.
+const firstV2Opcode = OpRethrow
+
+// version returns the lowest format version that holds p.
+func version(p *Program) uint64 {
+	for i := range p.Methods {
+		m := &p.Methods[i]
+		for _, h := range m.Handlers {
+			if h.Kind != HandlerCatch || h.HandlerEnd != 0 || h.Filter != 0 {
+				return 2
+			}
+		}
+		for _, in := range m.Code {
+			if in.Op >= firstV2Opcode {
+				return 2
+			}
+		}
+	}
+	return 1
+}
 
 // ErrFormat is wrapped by every Decode error about the bytes themselves.
 var ErrFormat = errors.New("malformed .mcb file")
 
 // Encode returns the .mcb encoding of p.
-func Encode(p *Program) []byte {
+func Encode(p *Program) []byte { return encode(p, version(p)) }
+
+// encode writes p in format version ver, which must hold it.
+func encode(p *Program, ver uint64) []byte {
 	w := &writer{b: make([]byte, 0, 1024)}
 	w.b = append(w.b, Magic...)
-	w.u(FormatVersion)
+	w.u(ver)
 	w.u(uint64(len(p.Files)))
 	for _, f := range p.Files {
 		w.str(f)
@@ -108,6 +143,10 @@ func Encode(p *Program) []byte {
 			w.u(uint64(h.End))
 			w.u(uint64(h.Target))
 			w.s(int64(h.Class))
+			if ver >= 2 {
+				w.u(uint64(h.HandlerEnd))
+				w.u(uint64(h.Filter))
+			}
 		}
 		w.pos(m.Pos)
 	}
@@ -168,8 +207,9 @@ func Decode(b []byte) (*Program, error) {
 		return nil, fmt.Errorf("%w: not an mcvm bytecode file (bad magic number)", ErrFormat)
 	}
 	r.off = len(Magic)
-	if v := r.u(); r.err == nil && v != FormatVersion {
-		return nil, fmt.Errorf("%w: format version %d, this mcvm reads version %d", ErrFormat, v, FormatVersion)
+	ver := r.u()
+	if r.err == nil && (ver < 1 || ver > FormatVersion) {
+		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1 to %d", ErrFormat, ver, FormatVersion)
 	}
 	p := &Program{}
 	p.Files = make([]string, r.count(1))
@@ -225,7 +265,13 @@ func Decode(b []byte) (*Program, error) {
 		if n := r.count(5); n > 0 {
 			m.Handlers = make([]Handler, n)
 			for j := range m.Handlers {
-				m.Handlers[j] = Handler{Kind: HandlerKind(r.byte()), Start: r.idx(), End: r.idx(), Target: r.idx(), Class: r.i32()}
+				h := Handler{Kind: HandlerKind(r.byte()), Start: r.idx(), End: r.idx(), Target: r.idx(), Class: r.i32()}
+				if ver >= 2 {
+					h.HandlerEnd, h.Filter = r.idx(), r.idx()
+				} else if h.Kind != HandlerCatch {
+					r.fail(fmt.Sprintf("%s handler in a version-1 file", h.Kind))
+				}
+				m.Handlers[j] = h
 			}
 		}
 		m.Pos = r.pos()

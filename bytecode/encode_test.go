@@ -1,7 +1,9 @@
 package bytecode
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,7 +104,7 @@ func TestDecode_truncated(t *testing.T) {
 
 func TestDecode_bad(t *testing.T) {
 	good := Encode(testProgram())
-	version2 := append([]byte(Magic), 2)
+	version3 := append([]byte(Magic), 3)
 	tests := []struct {
 		name string
 		b    []byte
@@ -111,7 +113,8 @@ func TestDecode_bad(t *testing.T) {
 	}{
 		{"empty", nil, ErrFormat, "bad magic"},
 		{"magic", append([]byte("MCVM\x00XX\r\n"), good[len(Magic):]...), ErrFormat, "bad magic"},
-		{"version", append(version2, good[len(Magic)+1:]...), ErrFormat, "format version 2"},
+		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3"},
+		{"v1 finally", encode(sehProgram(), 1), ErrFormat, "finally handler in a version-1 file"},
 		{"trailing", append(append([]byte(nil), good...), 0), ErrFormat, "trailing"},
 		{"huge count", append([]byte(Magic), 1, 0xff, 0xff, 0xff, 0xff, 0x0f), ErrFormat, "exceeds the remaining input"},
 	}
@@ -126,5 +129,60 @@ func TestDecode_bad(t *testing.T) {
 	p.Methods[0].Code[0].A = 99
 	if _, err := Decode(Encode(p)); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Decode(static out of range) = %v, want an error wrapping ErrInvalid", err)
+	}
+}
+
+// sehProgram is testProgram with a main using every handler kind and the
+// version-2 opcodes:
+//
+//	try { try { try { s = 1 } finally { s = 2 } } filter (e => 1) { rethrow } } fault { }
+func sehProgram() *Program {
+	p := testProgram()
+	m := Method{Class: p.Methods[0].Class, Name: "seh", Flags: MethodStatic}
+	m.Code = []Instr{
+		/* 0 */ {Op: OpPush, A: 1},
+		/* 1 */ {Op: OpPutstatic},
+		/* 2 */ {Op: OpLeave, A: 12},
+		/* 3 */ {Op: OpPush, A: 2}, // finally [3, 6)
+		/* 4 */ {Op: OpPutstatic},
+		/* 5 */ {Op: OpEndfinally},
+		/* 6 */ {Op: OpPop}, // filter block [6, 9)
+		/* 7 */ {Op: OpPush, A: 1},
+		/* 8 */ {Op: OpEndfilter},
+		/* 9 */ {Op: OpPop}, // filter handler [9, 11)
+		/* 10 */ {Op: OpRethrow},
+		/* 11 */ {Op: OpEndfault}, // fault [11, 12)
+		/* 12 */ {Op: OpReturn},
+	}
+	m.Handlers = []Handler{
+		{Kind: HandlerFinally, Start: 0, End: 3, Target: 3, HandlerEnd: 6, Class: -1},
+		{Kind: HandlerFilter, Start: 0, End: 6, Filter: 6, Target: 9, HandlerEnd: 11, Class: -1},
+		{Kind: HandlerFault, Start: 0, End: 11, Target: 11, HandlerEnd: 12, Class: -1},
+	}
+	p.Methods = append(p.Methods, m)
+	return p
+}
+
+func TestEncode_versions(t *testing.T) {
+	if b := Encode(testProgram()); b[len(Magic)] != 1 {
+		t.Errorf("Encode(program without version-2 features) writes version %d, want 1", b[len(Magic)])
+	}
+	p := sehProgram()
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(sehProgram()) = %v", err)
+	}
+	b := Encode(p)
+	if b[len(Magic)] != 2 {
+		t.Errorf("Encode(sehProgram()) writes version %d, want 2", b[len(Magic)])
+	}
+	q, err := Decode(b)
+	if err != nil {
+		t.Fatalf("Decode(Encode(sehProgram())) = %v", err)
+	}
+	if !bytes.Equal(Encode(q), b) {
+		t.Error("Encode(Decode(Encode(p))) differs from Encode(p)")
+	}
+	if got, want := q.Methods[3].Handlers, p.Methods[3].Handlers; !slices.Equal(got, want) {
+		t.Errorf("handlers after a round trip = %+v, want %+v", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import "testing"
 // Disassemble must not panic on it either.
 func FuzzDecode(f *testing.F) {
 	f.Add(Encode(testProgram()))
+	f.Add(Encode(sehProgram()))
 	f.Add(Encode(NewProgram()))
 	f.Add([]byte(Magic))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -19,7 +19,7 @@ var families = []struct {
 	{"Threads", OpNewthread, OpTid},
 	{"Monitors, wait and notify", OpMonitorenter, OpNotifyall},
 	{"Choice, properties and output", OpChoose, OpPrinti},
-	{"Exceptions", OpThrow, OpThrow},
+	{"Exceptions", OpThrow, OpEndfilter},
 }
 
 var operandSyntax = [...]string{
@@ -91,13 +91,46 @@ Runtime errors throw instances of built-in classes, all subclasses of
 | IllegalThreadStateException | start of a thread that was already started |
 | StackOverflowError | a call beyond 4,096 frames or 65,536 values on one thread's stack |
 
-An exception unwinds frames, innermost first, to the first exception-table
-entry whose region covers the current pc and whose class matches (the
-thrown object's class or a superclass; ` + "`any`" + ` matches everything).
-The handler starts with the operand stack holding only the exception.
-Unwinding a synchronized method releases its monitor. An exception that
-leaves a thread's first frame ends the thread and is reported with the
-verdict ` + "`exception`" + `, naming its class and where it was thrown.
+A method's exception table lists **protected regions** (pc ranges) with
+their handlers, inner regions before the regions that enclose them. A
+handler is a **catch** (matches the thrown object's class or a subclass;
+` + "`any`" + ` matches everything), a **filter** (a block of code ending in
+` + "`endfilter`" + ` that decides whether its handler takes the exception), a
+**finally** (runs whenever the region is left, by ` + "`leave`" + ` or by an
+exception) or a **fault** (runs only when the region is left by an
+exception). Handler and filter blocks have explicit extents (except catch
+handlers declared without an end, which keep the older, unrestricted form).
+
+` + "`throw`" + ` works in two passes, as in the CLI and MoonWalker. The first
+pass searches the frames from the top of the call stack down for the first
+catch handler whose region covers the frame's pc (a caller's pc is its call
+instruction) and whose class matches, or the first filter whose filter
+block returns non-zero. A filter block runs as ordinary code in a copy of its
+method's frame pushed on top of the stack (with only the exception on its
+operand stack), while the frames above it are still in place; a filter that
+throws counts as false (its exception is discarded after the finally and
+fault handlers between it and the filter have run). Only when a handler is
+chosen does the second pass start: the finally and fault handlers of the
+regions between the throw and the chosen handler run, innermost first, each
+with an empty operand stack and ending with ` + "`endfinally`" + ` or
+` + "`endfault`" + `, and the frames above the handler's are popped
+(releasing the monitors of synchronized methods). The handler then starts
+with the operand stack holding only the exception. An exception thrown by a
+finally, fault or catch handler replaces the one being handled.
+
+With no handler in any frame the thread ends at once (no finally handler
+runs, as in MoonWalker), the monitors of its synchronized frames are
+released, and the exception is reported with the verdict ` + "`exception`" + `,
+naming its class and where it was thrown (unless the checker runs with
+` + "`--uncaught=ignore`" + `, which lets the thread end silently).
+
+` + "`leave LABEL`" + ` is the normal exit of a protected region and of a
+catch handler: it empties the operand stack, runs the finally handlers
+(never the fault handlers) of the regions it exits, innermost first, and
+jumps. ` + "`rethrow`" + `, inside a catch or filter handler block, throws the
+exception that block is handling. Handlers and filters are ordinary code:
+their field, static, array and monitor instructions are scheduling points,
+so other threads interleave with them.
 
 ## Instructions
 

@@ -98,7 +98,12 @@ const (
 	OpPrinti  // a ->               (writes a in decimal in run mode)
 
 	// Exceptions.
-	OpThrow // r ->                 (unwinds to the nearest matching handler)
+	OpThrow      // r ->             (two passes: finds a handler, then runs the finally/fault handlers on the way)
+	OpRethrow    //  ->              (rethrows the exception the enclosing catch handler handles)
+	OpLeave      // ... ->           (operand: label; empties the stack, runs the finally handlers of the regions it exits)
+	OpEndfinally //  ->              (ends a finally handler: the leave or unwinding that ran it goes on)
+	OpEndfault   //  ->              (ends a fault handler: unwinding goes on)
+	OpEndfilter  // a ->             (ends a filter: a != 0 selects its handler)
 
 	numOpcodes
 )
@@ -242,7 +247,12 @@ var infos = [numOpcodes]Info{
 	OpPrint:   {"print", OperandString, 0, 0, 0, "writes a string (run mode only)", "->"},
 	OpPrinti:  {"printi", OperandNone, 1, 0, 0, "writes an integer in decimal (run mode only)", "a ->"},
 
-	OpThrow: {"throw", OperandNone, 1, 0, FlagNoNext, "throws r; throws NullPointerException if r is null", "r ->"},
+	OpThrow:      {"throw", OperandNone, 1, 0, FlagNoNext, "throws r (two passes, see Exceptions); throws NullPointerException if r is null", "r ->"},
+	OpRethrow:    {"rethrow", OperandNone, 0, 0, FlagNoNext, "throws again the exception the innermost enclosing catch (or filter) handler block is handling; only inside such a block", "->"},
+	OpLeave:      {"leave", OperandLabel, 0, 0, FlagBranch | FlagNoNext, "empties the operand stack and jumps to the label, first running (innermost first) the finally handlers of the protected regions it exits; the normal way out of a protected region or a catch handler", "... ->"},
+	OpEndfinally: {"endfinally", OperandNone, 0, 0, FlagNoNext, "ends a finally handler: the leave or the unwinding that ran it goes on; only inside a finally handler", "->"},
+	OpEndfault:   {"endfault", OperandNone, 0, 0, FlagNoNext, "ends a fault handler: the unwinding that ran it goes on; only inside a fault handler", "->"},
+	OpEndfilter:  {"endfilter", OperandNone, 1, 0, FlagNoNext, "ends a filter: a != 0 selects the filter's handler (the second pass starts), 0 lets the search go on; only at the end of a filter block", "a ->"},
 }
 
 // Info returns the table entry of op; an out-of-range op gets OpInvalid's.

@@ -74,26 +74,53 @@ const (
 	MethodReturns            // returns a value (retval); otherwise return
 )
 
-// HandlerKind is the kind of an exception handler. Only catch handlers exist
-// in this version of the format; the field leaves room for filter, finally
-// and fault handlers.
+// HandlerKind is the kind of an exception handler.
 type HandlerKind uint8
 
-// Handler kinds.
+// Handler kinds. Format version 1 knows only HandlerCatch.
 const (
-	HandlerCatch HandlerKind = iota
+	HandlerCatch   HandlerKind = iota // takes exceptions of Class or a subclass (-1: any)
+	HandlerFilter                     // takes the exceptions its filter block [Filter, Target) accepts
+	HandlerFinally                    // runs whenever control leaves the region
+	HandlerFault                      // runs when control leaves the region by an exception
+	numHandlerKinds
 )
 
-// Handler is an exception table entry: an exception thrown at a pc in
-// [Start, End) whose class is Class or a subclass (Class -1: any) transfers
-// control to Target with the operand stack holding only the exception.
-type Handler struct {
-	Kind   HandlerKind
-	Start  int32
-	End    int32
-	Target int32
-	Class  int32
+var handlerKindNames = [...]string{"catch", "filter", "finally", "fault"}
+
+func (k HandlerKind) String() string {
+	if int(k) < len(handlerKindNames) {
+		return handlerKindNames[k]
+	}
+	return fmt.Sprintf("kind#%d", k)
 }
+
+// Handler is an exception table entry for the protected region [Start,
+// End). Its handler block is [Target, HandlerEnd); a catch handler may
+// leave HandlerEnd 0 (extent unknown, the form of format version 1), the
+// other kinds may not. A catch or filter handler starts with the operand
+// stack holding only the exception, a finally or fault handler with an
+// empty one. A filter's filter block [Filter, Target) directly precedes
+// its handler block and starts with only the exception on the stack. Class
+// is the class a catch handler takes (-1: any) and -1 for the other kinds;
+// Filter is 0 except for filters. A method lists inner regions' handlers
+// before those of the regions enclosing them.
+type Handler struct {
+	Kind       HandlerKind
+	Start      int32
+	End        int32
+	Target     int32
+	Class      int32
+	HandlerEnd int32
+	Filter     int32
+}
+
+// Covers reports whether pc is in h's protected region.
+func (h *Handler) Covers(pc int32) bool { return pc >= h.Start && pc < h.End }
+
+// Takes reports whether h is a catch or filter handler: one that can take
+// an exception (rather than run on the way).
+func (h *Handler) Takes() bool { return h.Kind == HandlerCatch || h.Kind == HandlerFilter }
 
 // Method is a static or instance method. For instance methods local 0 is the
 // receiver and Args counts it. Locals >= Args is the number of local slots.

@@ -15,6 +15,7 @@ const (
 	MaxCode        = 1 << 20
 	MaxChoose      = 1 << 16
 	MaxClassSlots  = 1 << 16
+	MaxHandlers    = 1 << 10 // exception table entries of one method
 	maxErrorsShown = 20
 )
 
@@ -22,11 +23,13 @@ const (
 var ErrInvalid = errors.New("invalid program")
 
 // VerifyError is one problem found by Verify. Method and PC are -1 when the
-// problem is not in code.
+// problem is not in code; Handler is the index of the exception table
+// entry of Method the problem is about, or -1.
 type VerifyError struct {
-	Method int32
-	PC     int32
-	Msg    string
+	Method  int32
+	PC      int32
+	Handler int32
+	Msg     string
 }
 
 func (e *VerifyError) Error() string { return e.Msg }
@@ -61,7 +64,13 @@ func (v *verifier) errorf(m, pc int32, format string, args ...any) {
 		}
 		msg = where + ": " + msg
 	}
-	v.errs = append(v.errs, &VerifyError{Method: m, PC: pc, Msg: msg})
+	v.errs = append(v.errs, &VerifyError{Method: m, PC: pc, Handler: -1, Msg: msg})
+}
+
+// handlerErrorf records a problem with exception table entry h of method m.
+func (v *verifier) handlerErrorf(m, h int32, format string, args ...any) {
+	v.errs = append(v.errs, &VerifyError{Method: m, PC: -1, Handler: h,
+		Msg: fmt.Sprintf("%s: %s handler %d: ", v.p.MethodName(m), v.p.Methods[m].Handlers[h].Kind, h) + fmt.Sprintf(format, args...)})
 }
 
 // Verify checks that p is well formed: built-in classes in place, an acyclic
@@ -82,6 +91,11 @@ func Verify(p *Program) error {
 	if len(v.errs) == 0 {
 		for i := range p.Methods {
 			v.code(int32(i))
+		}
+	}
+	if len(v.errs) == 0 {
+		for i := range p.Methods {
+			v.regions(int32(i))
 		}
 	}
 	if len(v.errs) == 0 {
@@ -242,10 +256,30 @@ func (v *verifier) members() {
 				}
 			}
 		}
-		for _, h := range m.Handlers {
-			if h.Kind != HandlerCatch || h.Start < 0 || h.End <= h.Start || int(h.End) > len(m.Code) ||
-				h.Target < 0 || int(h.Target) >= len(m.Code) || h.Class < -1 || int(h.Class) >= len(p.Classes) {
-				v.errorf(mi, -1, "invalid exception handler %+v", h)
+		if len(m.Handlers) > MaxHandlers {
+			v.errorf(mi, -1, "more than %d exception handlers", MaxHandlers)
+			continue
+		}
+		n := int32(len(m.Code))
+		for hi := range m.Handlers {
+			h := &m.Handlers[hi]
+			ok := h.Kind < numHandlerKinds && h.Start >= 0 && h.End > h.Start && h.End <= n &&
+				h.Target >= 0 && h.Target < n
+			switch {
+			case !ok:
+			case h.Kind == HandlerCatch:
+				ok = h.Class >= -1 && int(h.Class) < len(p.Classes) && h.Filter == 0 &&
+					(h.HandlerEnd == 0 || (h.HandlerEnd > h.Target && h.HandlerEnd <= n))
+			default:
+				ok = h.Class == -1 && h.HandlerEnd > h.Target && h.HandlerEnd <= n
+				if h.Kind == HandlerFilter {
+					ok = ok && h.Filter >= 0 && h.Filter < h.Target
+				} else {
+					ok = ok && h.Filter == 0
+				}
+			}
+			if !ok {
+				v.errorf(mi, -1, "invalid exception handler %+v", *h)
 			}
 		}
 	}
@@ -282,12 +316,23 @@ func (v *verifier) code(mi int32) {
 			v.errorf(mi, to, "inconsistent stack depth at join: %d and %d", depth[to], d)
 		}
 	}
+	entry := func(pc, want int32, what string) {
+		if depth[pc] < 0 {
+			depth[pc] = want
+			work = append(work, pc)
+		} else if depth[pc] != want {
+			v.errorf(mi, pc, "%s reached with stack depth %d, want %d", what, depth[pc], want)
+		}
+	}
 	for _, h := range m.Handlers {
-		if depth[h.Target] < 0 {
-			depth[h.Target] = 1
-			work = append(work, h.Target)
-		} else if depth[h.Target] != 1 {
-			v.errorf(mi, h.Target, "handler target reached with stack depth %d, want 1", depth[h.Target])
+		switch h.Kind {
+		case HandlerFinally, HandlerFault:
+			entry(h.Target, 0, "handler target")
+		case HandlerFilter:
+			entry(h.Filter, 1, "filter")
+			entry(h.Target, 1, "handler target")
+		default:
+			entry(h.Target, 1, "handler target")
 		}
 	}
 	var max int32
@@ -313,7 +358,9 @@ func (v *verifier) code(mi int32) {
 			max = depth[pc]
 		}
 		info := in.Op.Info()
-		if info.Flags&FlagBranch != 0 {
+		if in.Op == OpLeave {
+			set(pc, int32(in.A), 0) // leave empties the operand stack
+		} else if info.Flags&FlagBranch != 0 {
 			set(pc, int32(in.A), d)
 		}
 		if info.Flags&FlagNoNext == 0 {

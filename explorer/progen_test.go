@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"mcvm/asm"
@@ -98,9 +99,52 @@ func TestGenerated_mergingIsSound(t *testing.T) {
 	t.Logf("compared %d programs, %d with errors", compared, withErrors)
 }
 
+// TestGenerated_handlers is TestGenerated_mergingIsSound on programs with
+// structured exception handling (finally and catch handlers doing shared
+// accesses, throws depending on shared state): merging must find the same
+// violations and end states as single instructions, and DFS as BFS.
+func TestGenerated_handlers(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	compared, withHandlers := 0, 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		src := progen.GenerateWith(seed, progen.Options{Handlers: true})
+		if strings.Contains(src, ".finally") || strings.Contains(src, ".catch") {
+			withHandlers++
+		}
+		merged := explore(t, src, vm.GranTransition, explorer.DFS)
+		fine := explore(t, src, vm.GranInstruction, explorer.DFS)
+		if merged.limit || fine.limit {
+			continue
+		}
+		compared++
+		if !maps.Equal(merged.errors, fine.errors) || !maps.Equal(merged.ends, fine.ends) {
+			t.Errorf("seed %d: merged transitions find errors %v and %d end states, single instructions %v and %d\n%s",
+				seed, slices.Sorted(maps.Keys(merged.errors)), len(merged.ends),
+				slices.Sorted(maps.Keys(fine.errors)), len(fine.ends), src)
+			continue
+		}
+		bfs := explore(t, src, vm.GranTransition, explorer.BFS)
+		if !maps.Equal(merged.errors, bfs.errors) || !maps.Equal(merged.ends, bfs.ends) {
+			t.Errorf("seed %d: DFS and BFS disagree\n%s", seed, src)
+		}
+	}
+	if compared < n/2 || withHandlers < n/2 {
+		t.Errorf("compared %d of %d programs, %d with handlers: too few", compared, n, withHandlers)
+	}
+	t.Logf("compared %d programs, %d with handlers", compared, withHandlers)
+}
+
 // TestGenerate_deterministic checks that a seed always gives the same program.
 func TestGenerate_deterministic(t *testing.T) {
 	if progen.Generate(7) != progen.Generate(7) || progen.Generate(7) == progen.Generate(8) {
 		t.Error("Generate is not a function of its seed")
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		if progen.GenerateWith(seed, progen.Options{}) != progen.Generate(seed) {
+			t.Errorf("GenerateWith(%d, zero Options) differs from Generate(%d)", seed, seed)
+		}
 	}
 }

@@ -124,8 +124,20 @@ func or(dst, src []uint64) (ch bool) {
 
 // knownFlow lists the opcodes whose control flow succ understands; any
 // other opcode is assumed to be able to continue anywhere in its method.
+// The structured-exception instructions (leave, endfinally, endfault,
+// endfilter, rethrow) continue at places known only at run time, so they
+// are treated that way too; they access nothing themselves.
 func knownFlow(op bytecode.Opcode) bool {
 	return op.Valid() && op <= bytecode.OpThrow
+}
+
+// accessFree lists the opcodes outside knownFlow that touch nothing shared.
+func accessFree(op bytecode.Opcode) bool {
+	switch op {
+	case bytecode.OpLeave, bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter, bytecode.OpRethrow:
+		return true
+	}
+	return false
 }
 
 // analyse computes reach: own accesses per instruction, method summaries
@@ -166,7 +178,7 @@ func (r *Reducer) analyse() {
 			case bytecode.OpInvokevirtual:
 				calls[mi] = append(calls[mi], r.overrides(int32(in.A))...)
 			default:
-				if !knownFlow(in.Op) {
+				if !knownFlow(in.Op) && !accessFree(in.Op) {
 					// An instruction this analysis does not know may do
 					// anything: every bit.
 					for i := range b {
@@ -274,6 +286,9 @@ func (r *Reducer) succ(meth *bytecode.Method, pc int) []int {
 	for _, h := range meth.Handlers {
 		if int32(pc) >= h.Start && int32(pc) < h.End {
 			out = append(out, int(h.Target))
+			if h.Kind == bytecode.HandlerFilter {
+				out = append(out, int(h.Filter))
+			}
 		}
 	}
 	return out

@@ -91,18 +91,19 @@ func genCount(t *testing.T, def int) int {
 }
 
 // TestGenerated_reductionIsSound is the differential test of every
-// reduction against the unreduced search on generated programs (both
-// generators): each must find exactly the same violations, deadlocked
+// reduction against the unreduced search on generated programs (the POR
+// generator, the base one and the base one with exception handlers): each must find exactly the same violations, deadlocked
 // states and end states. MCVM_GEN_PROGRAMS sets how many programs of each
-// generator (default 150; a longer run: MCVM_GEN_PROGRAMS=5000).
+// generator (default 100; a longer run: MCVM_GEN_PROGRAMS=5000).
 func TestGenerated_reductionIsSound(t *testing.T) {
-	n := genCount(t, 150)
+	n := genCount(t, 100)
 	type gen struct {
 		name string
 		f    func(uint64) string
 	}
 	var statesNone, statesAll int64
-	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}} {
+	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
+	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}, {"handlers", handlers}} {
 		compared, withErrors, reduced := 0, 0, 0
 		for seed := uint64(1); seed <= uint64(n); seed++ {
 			src := g.f(seed)

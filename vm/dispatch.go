@@ -86,6 +86,11 @@ func init() {
 	e[bytecode.OpPrint] = execPrint
 	e[bytecode.OpPrinti] = execPrinti
 	e[bytecode.OpThrow] = execThrow
+	e[bytecode.OpRethrow] = execRethrow
+	e[bytecode.OpLeave] = execLeave
+	e[bytecode.OpEndfinally] = execEndfinally
+	e[bytecode.OpEndfault] = execEndfault
+	e[bytecode.OpEndfilter] = execEndfilter
 
 	for op := 1; op < bytecode.NumOpcodes; op++ {
 		switch bytecode.Opcode(op) {
@@ -93,7 +98,8 @@ func init() {
 			bytecode.OpNewarray, bytecode.OpNewrefarray, bytecode.OpNewthread, bytecode.OpStart,
 			bytecode.OpJoin, bytecode.OpYield, bytecode.OpMonitorenter, bytecode.OpMonitorexit,
 			bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpChoose,
-			bytecode.OpChooseb, bytecode.OpThrow:
+			bytecode.OpChooseb, bytecode.OpThrow, bytecode.OpRethrow, bytecode.OpLeave,
+			bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter:
 		default:
 			pureOps[op] = true
 		}
@@ -249,6 +255,16 @@ func execSwitch(m *Machine, t *Thread, o *op) bool {
 		return execPrinti(m, t, o)
 	case bytecode.OpThrow:
 		return execThrow(m, t, o)
+	case bytecode.OpRethrow:
+		return execRethrow(m, t, o)
+	case bytecode.OpLeave:
+		return execLeave(m, t, o)
+	case bytecode.OpEndfinally:
+		return execEndfinally(m, t, o)
+	case bytecode.OpEndfault:
+		return execEndfault(m, t, o)
+	case bytecode.OpEndfilter:
+		return execEndfilter(m, t, o)
 	}
 	return m.typeError(t, "invalid opcode")
 }

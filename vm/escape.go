@@ -15,7 +15,7 @@ const ownShared int32 = -1
 // owners computes, for every object of the active heap, which threads can
 // reach it (MoonWalker section 3.4, JPF's shared-object attribute). The
 // roots of thread t are its Thread object, the object it waits on, its
-// frames' monitors and every reference in its locals and operand stacks
+// frames' monitors, the exceptions its pending handlers hold and every reference in its locals and operand stacks
 // (a thread that has not started yet has roots too: its arguments). Every
 // object reachable from a static is shared, since any thread can read the
 // static. An object first reached from thread t belongs to t; reached again
@@ -46,6 +46,9 @@ func (m *Machine) owners() {
 		m.mark(t.WaitObj, tag)
 		for i := range t.Frames {
 			m.mark(t.Frames[i].Lock, tag)
+		}
+		for i := range t.Pending {
+			m.mark(t.Pending[i].Exc, tag)
 		}
 		for _, v := range t.Stack {
 			if v.Ref {

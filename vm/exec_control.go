@@ -179,6 +179,9 @@ func (m *Machine) popFrame(t *Thread) bool {
 	}
 	t.Stack = t.Stack[:f.Base]
 	t.Frames = t.Frames[:len(t.Frames)-1]
+	for n := len(t.Pending); n > 0 && int(t.Pending[n-1].Frame) >= len(t.Frames); n-- {
+		t.Pending = t.Pending[:n-1]
+	}
 	return true
 }
 
@@ -242,57 +245,6 @@ func (m *Machine) throwNew(t *Thread, class int32) bool {
 	}
 	m.resume = m.throw(t, m.S.Heap.New(m.layout, class))
 	return m.resume
-}
-
-// throw unwinds t's frames to the first handler matching r's class; with
-// none, the thread ends and the exception is reported.
-func (m *Machine) throw(t *Thread, r heap.Ref) bool {
-	obj := m.S.Heap.Obj(r)
-	class := obj.Class
-	if m.evaling {
-		m.setFault(t, FaultInvariant, class, "throws "+m.className(class))
-		return false
-	}
-	f := t.top()
-	m.throwM, m.throwPC = f.Method, f.PC
-	for len(t.Frames) > 0 {
-		f := t.top()
-		meth := &m.prog.Methods[f.Method]
-		for _, h := range meth.Handlers {
-			if f.PC < h.Start || f.PC >= h.End {
-				continue
-			}
-			if h.Class >= 0 && !m.isA(obj, h.Class) {
-				continue
-			}
-			t.Stack = append(t.Stack[:f.Base+meth.Locals], Value{I: int64(r), Ref: true})
-			if h.Target <= f.PC {
-				m.back = true
-			}
-			f.PC = h.Target
-			return true
-		}
-		if len(t.Frames) == 1 {
-			break
-		}
-		if !m.popFrame(t) {
-			return m.resume // the release threw; that exception replaced this one
-		}
-	}
-	m.fault = Fault{Kind: FaultException, Thread: t.ID, Method: m.throwM, PC: m.throwPC, Class: class,
-		Msg: "uncaught " + m.className(class)}
-	m.faulted = true
-	if f := t.top(); f.Lock != heap.Null {
-		if o := m.S.Heap.Obj(f.Lock); o.Owner == t.ID+1 {
-			if o.Count--; o.Count == 0 {
-				o.Owner = 0
-			}
-		}
-	}
-	t.Frames = t.Frames[:0]
-	t.Stack = t.Stack[:0]
-	t.Status = StatusTerminated
-	return false
 }
 
 func (m *Machine) className(c int32) string {

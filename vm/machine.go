@@ -55,6 +55,9 @@ type Options struct {
 	Escape bool
 	// Out receives print and printi output; nil discards it.
 	Out io.Writer
+	// IgnoreUncaught makes an exception no handler takes end its thread
+	// silently instead of being a fault (--uncaught=ignore).
+	IgnoreUncaught bool
 }
 
 // FaultKind classifies a property violation or runtime fault.
@@ -120,8 +123,9 @@ type Machine struct {
 	nclasses   int
 	staticRef  []bool
 	refStatics []int
-	syncVirt   []bool // per method: some override reachable by invokevirtual is synchronized
-	syncMethod []bool // per method: synchronized
+	syncVirt   []bool   // per method: some override reachable by invokevirtual is synchronized
+	syncMethod []bool   // per method: synchronized
+	rethrows   [][]bool // per method, per handler: a catch or filter handler block holding a rethrow
 
 	S    State
 	pool []*Thread
@@ -137,8 +141,6 @@ type Machine struct {
 	evalVal  Value
 	evaling  bool
 	numBuf   []byte
-	throwM   int32
-	throwPC  int32
 	executed int // instructions executed by the last Step
 
 	tableDispatch bool // dispatch through op.fn instead of execSwitch (for BenchmarkDispatch)
@@ -195,6 +197,18 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 				m.vtab[mi][c] = t
 				if t >= 0 && p.Methods[t].Sync() {
 					m.syncVirt[mi] = true
+				}
+			}
+		}
+	}
+	m.rethrows = make([][]bool, len(p.Methods))
+	for mi := range p.Methods {
+		mm := &p.Methods[mi]
+		m.rethrows[mi] = make([]bool, len(mm.Handlers))
+		for hi, h := range mm.Handlers {
+			for pc := h.Target; h.Takes() && pc < h.HandlerEnd; pc++ {
+				if mm.Code[pc].Op == bytecode.OpRethrow {
+					m.rethrows[mi][hi] = true
 				}
 			}
 		}
@@ -257,6 +271,12 @@ func (m *Machine) decode(mi int32) []op {
 		o.sched = in.Op.Is(bytecode.FlagSched)
 		o.pure = pureOps[in.Op]
 		o.back = in.Op.Is(bytecode.FlagBranch) && in.A <= int64(pc)
+		switch in.Op {
+		case bytecode.OpLeave, bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter, bytecode.OpRethrow:
+			// They continue at places known only at run time, possibly
+			// earlier ones (for BackJump).
+			o.back = true
+		}
 		switch in.Op {
 		case bytecode.OpGetfield, bytecode.OpPutfield, bytecode.OpArrload, bytecode.OpArrstore,
 			bytecode.OpMonitorenter, bytecode.OpMonitorexit:

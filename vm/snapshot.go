@@ -29,9 +29,10 @@ type Snapshot struct {
 // threadCopy is one thread as it was: its header (with the stamp it had)
 // and its frames and values.
 type threadCopy struct {
-	hdr    Thread
-	frames []Frame
-	stack  []Value
+	hdr     Thread
+	frames  []Frame
+	stack   []Value
+	pending []Pending
 }
 
 // Save copies the machine's state into s. If parent is not nil, it must be
@@ -57,9 +58,10 @@ func (m *Machine) Save(s, parent *Snapshot) {
 		c := s.owned[n]
 		n++
 		c.hdr = *t
-		c.hdr.Frames, c.hdr.Stack = nil, nil
+		c.hdr.Frames, c.hdr.Stack, c.hdr.Pending = nil, nil, nil
 		c.frames = append(c.frames[:0], t.Frames...)
 		c.stack = append(c.stack[:0], t.Stack...)
+		c.pending = append(c.pending[:0], t.Pending...)
 		s.threads = append(s.threads, c)
 	}
 }
@@ -79,10 +81,11 @@ func (m *Machine) Restore(s *Snapshot) {
 		t := m.pool[i]
 		st.Threads = append(st.Threads, t)
 		if i >= live || t.stamp >= s.clock {
-			frames, stack := t.Frames, t.Stack
+			frames, stack, pending := t.Frames, t.Stack, t.Pending
 			*t = c.hdr
 			t.Frames = append(frames[:0], c.frames...)
 			t.Stack = append(stack[:0], c.stack...)
+			t.Pending = append(pending[:0], c.pending...)
 		}
 	}
 }

@@ -47,6 +47,38 @@ type Frame struct {
 	Lock   heap.Ref
 }
 
+// PendingKind is the kind of a Pending record.
+type PendingKind uint8
+
+// Pending kinds.
+const (
+	// PendCatch: a catch (or filter) handler block that may rethrow is
+	// running; Exc is the exception it handles.
+	PendCatch PendingKind = iota
+	// PendLeave: a finally handler runs for a leave to pc A.
+	PendLeave
+	// PendUnwind: a finally or fault handler runs in the second pass of
+	// Exc, which goes to handler B of frame A (B -1: the filter whose copy
+	// of a frame frame A is; the exception is then discarded).
+	PendUnwind
+	// PendFilter: Frame is a copy of frame A running the filter block of
+	// handler Handler during the first pass of Exc.
+	PendFilter
+)
+
+// Pending is what a frame must remember while a handler block or filter
+// runs: an exception and where its handling goes on. Handler indexes the
+// exception table of Frame's method. A thread's records are ordered by
+// frame, and within a frame from the outermost block to the innermost;
+// records of a frame go when the frame goes.
+type Pending struct {
+	Frame   int32
+	Kind    PendingKind
+	Handler int32
+	Exc     heap.Ref
+	A, B    int32
+}
+
 // Thread is one thread of the program. ID is its index in State.Threads.
 type Thread struct {
 	ID        int32
@@ -56,7 +88,8 @@ type Thread struct {
 	WaitCount int32    // the monitor count to restore after wait
 	Frames    []Frame
 	Stack     []Value
-	stamp     uint64 // Machine.clock when last changed (see Restore)
+	Pending   []Pending // exception handling under way, usually none
+	stamp     uint64    // Machine.clock when last changed (see Restore)
 }
 
 func (t *Thread) push(v Value) { t.Stack = append(t.Stack, v) }
@@ -69,6 +102,10 @@ func (t *Thread) pop() Value {
 }
 
 func (t *Thread) top() *Frame { return &t.Frames[len(t.Frames)-1] }
+
+// pendingBit marks, in an encoded thread's status byte, that pending
+// records follow its frames.
+const pendingBit = 0x80
 
 // State is the active state: the heap, the statics (ints, or heap.Refs for
 // reference statics) and the threads in creation order.
@@ -90,7 +127,8 @@ type State struct {
 //	state   = nthreads:uvarint statics { thread } objects
 //	statics = one slot per static (int: varint; ref: uvarint new ref)
 //	thread  = status:byte owner:uvarint [count:uvarint] [waitobj:uvarint waitcount:uvarint]
-//	          nframes:uvarint { frame }
+//	          nframes:uvarint { frame } [npending:uvarint { pending }]
+//	pending = frame:uvarint kind:byte handler:uvarint exc:uvarint a:varint b:varint
 //	frame   = method:uvarint pc:uvarint [lock:uvarint] nslots:uvarint { value }
 //	value   = uvarint x: x&3 == 0 small int zigzag(x>>2); x&3 == 1 ref x>>2;
 //	          x == 2 big int, followed by uvarint zigzag
@@ -99,7 +137,11 @@ type State struct {
 // one); owner and count are the monitor of the thread's Thread object (count
 // only when owner is not 0); waitobj and waitcount appear only for waiting
 // and notified threads; objects are those of heap.Canon.EncodeObjects
-// after the Thread objects.
+// after the Thread objects. The pending records (exception handling under
+// way) follow the frames only when there are some, which the status byte
+// says by its bit 0x80; their exceptions are roots, numbered after the
+// thread's frames. A thread with no exception handling under way encodes
+// as it did before structured exception handling existed.
 func (m *Machine) Encode(b []byte) []byte {
 	s := &m.S
 	c := &m.canon
@@ -118,7 +160,11 @@ func (m *Machine) Encode(b []byte) []byte {
 		}
 	}
 	for _, t := range s.Threads {
-		b = append(b, byte(t.Status))
+		if len(t.Pending) > 0 {
+			b = append(b, byte(t.Status)|pendingBit)
+		} else {
+			b = append(b, byte(t.Status))
+		}
 		obj := s.Heap.Obj(t.Obj)
 		b = heap.AppendUvarint(b, uint64(obj.Owner))
 		if obj.Owner != 0 {
@@ -155,6 +201,17 @@ func (m *Machine) Encode(b []byte) []byte {
 				}
 			}
 		}
+		if len(t.Pending) > 0 {
+			b = heap.AppendUvarint(b, uint64(len(t.Pending)))
+			for _, p := range t.Pending {
+				b = heap.AppendUvarint(b, uint64(p.Frame))
+				b = append(b, byte(p.Kind))
+				b = heap.AppendUvarint(b, uint64(p.Handler))
+				b = heap.AppendUvarint(b, uint64(c.Root(p.Exc)))
+				b = heap.AppendVarint(b, int64(p.A))
+				b = heap.AppendVarint(b, int64(p.B))
+			}
+		}
 	}
 	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads))
 }
@@ -168,6 +225,11 @@ func (m *Machine) Decode(b []byte) {
 	off := 0
 	uv := func() uint64 {
 		x, k := binary.Uvarint(b[off:])
+		off += k
+		return x
+	}
+	sv := func() int64 {
+		x, k := binary.Varint(b[off:])
 		off += k
 		return x
 	}
@@ -189,7 +251,8 @@ func (m *Machine) Decode(b []byte) {
 	s.Threads = s.Threads[:0]
 	for i := 0; i < n; i++ {
 		t := m.thread(int32(i))
-		t.Status = Status(b[off])
+		t.Status = Status(b[off] &^ pendingBit)
+		pending := b[off]&pendingBit != 0
 		off++
 		t.Obj = heap.Ref(i + 1)
 		obj := s.Heap.Obj(t.Obj)
@@ -223,6 +286,18 @@ func (m *Machine) Decode(b []byte) {
 				}
 			}
 		}
+		if pending {
+			np := int(uv())
+			for j := 0; j < np; j++ {
+				p := Pending{Frame: int32(uv())}
+				p.Kind = PendingKind(b[off])
+				off++
+				p.Handler = int32(uv())
+				p.Exc = heap.Ref(uv())
+				p.A, p.B = int32(sv()), int32(sv())
+				t.Pending = append(t.Pending, p)
+			}
+		}
 	}
 	heap.DecodeObjects(b, off, &s.Heap, m.layout)
 }
@@ -238,7 +313,7 @@ func (m *Machine) thread(id int32) *Thread {
 		t = &Thread{}
 		m.pool = append(m.pool, t)
 	}
-	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0], stamp: m.clock}
+	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0], Pending: t.Pending[:0], stamp: m.clock}
 	s.Threads = append(s.Threads, t)
 	return t
 }

@@ -48,6 +48,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
+	ignore, err := mf.ignoreUncaught()
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
 	opts := explorer.Options{Continue: *cont, MaxStates: *maxStates, MaxDepth: *maxDepth, TimeLimit: *timeLimit, Shuffle: *shuffle}
 	switch *search {
 	case "dfs":
@@ -66,7 +70,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	vo, mode, err := rf.apply(p, vm.Options{Granularity: gran}, &opts)
+	vo, mode, err := rf.apply(p, vm.Options{Granularity: gran, IgnoreUncaught: ignore}, &opts)
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
@@ -332,6 +336,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "TRAIL MODEL", replayAbout, stdout)
 	var mf modelFlags
 	mf.registerDefines(fs, "as given to check")
+	mf.registerUncaught(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object with the verdict and trace")
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code
@@ -351,7 +356,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if d := bytecode.Digest(p); d != tr.Digest {
 		return fail(stderr, "replay", fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", fs.Arg(0), tr.Digest, fs.Arg(1), d))
 	}
-	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape})
+	ignore, err := mf.ignoreUncaught()
+	if err != nil {
+		return fail(stderr, "replay", err)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, IgnoreUncaught: ignore})
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}

@@ -23,11 +23,29 @@ import (
 type modelFlags struct {
 	defines     []string
 	granularity string
+	uncaught    string
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	f.registerDefines(fs, "repeatable; .mcasm models only")
 	fs.StringVar(&f.granularity, "granularity", "transition", "transition: run thread-local instructions together up to the next scheduling point; instruction: every instruction is a transition")
+	f.registerUncaught(fs)
+}
+
+// registerUncaught adds --uncaught.
+func (f *modelFlags) registerUncaught(fs *pflag.FlagSet) {
+	fs.StringVar(&f.uncaught, "uncaught", "report", "an exception no handler takes: report (a violation, verdict exception) or ignore (its thread just ends)")
+}
+
+// ignoreUncaught reads --uncaught.
+func (f *modelFlags) ignoreUncaught() (bool, error) {
+	switch f.uncaught {
+	case "report", "":
+		return false, nil
+	case "ignore":
+		return true, nil
+	}
+	return false, fmt.Errorf("--uncaught: want report or ignore, got %q", f.uncaught)
 }
 
 // reductionFlags select partial-order reduction and its cycle proviso.

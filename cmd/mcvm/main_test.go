@@ -17,6 +17,7 @@ func runMain(args ...string) (code int, stdout, stderr string) {
 
 const philo = "../../benchmarks/models/philo.mcasm"
 const philoOK = "../../benchmarks/models/philo_ok.mcasm"
+const uncaught = "../../testdata/conformance/seh_uncaught.mcasm"
 
 func TestCheck_exitCodes(t *testing.T) {
 	for _, tc := range []struct {
@@ -39,6 +40,12 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "-D", "N=x", philo}, exitUsage},
 		{[]string{"check", "--search", "sideways", philo}, exitUsage},
 		{[]string{"check", "--granularity", "fine", philo}, exitUsage},
+		{[]string{"check", "--uncaught", "swallow", philo}, exitUsage},
+		{[]string{"check", uncaught}, exitViolation},
+		{[]string{"check", "--uncaught=ignore", uncaught}, exitOK},
+		{[]string{"check", "--uncaught", "report", uncaught}, exitViolation},
+		{[]string{"run", uncaught}, exitViolation},
+		{[]string{"run", "--uncaught=ignore", uncaught}, exitOK},
 		{[]string{"check"}, exitUsage},
 		{[]string{"check", "--bogus", philo}, exitUsage},
 		{[]string{"frobnicate"}, exitUsage},

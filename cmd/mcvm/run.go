@@ -34,13 +34,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
+	ignore, err := mf.ignoreUncaught()
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
 	p, err := mf.load(fs.Arg(0))
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	m, err := vm.New(p, vm.Options{Granularity: gran, Out: out})
+	m, err := vm.New(p, vm.Options{Granularity: gran, Out: out, IgnoreUncaught: ignore})
 	if err != nil {
 		return fail(stderr, "run", err)
 	}

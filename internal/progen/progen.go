@@ -12,13 +12,27 @@ import (
 )
 
 // Generate returns the assembly source of the program for seed.
-func Generate(seed uint64) string {
-	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x70726f67656e))}
+func Generate(seed uint64) string { return GenerateWith(seed, Options{}) }
+
+// Options selects optional features. The zero value gives exactly the
+// programs of Generate.
+type Options struct {
+	// Handlers adds structured exception handling: try/finally and
+	// try/catch constructs around shared accesses, with throws that depend
+	// on shared state inside them, and shared accesses in the handlers.
+	Handlers bool
+}
+
+// GenerateWith returns the assembly source of the program for seed with
+// the options o.
+func GenerateWith(seed uint64, o Options) string {
+	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x70726f67656e)), opts: o}
 	return g.program(seed)
 }
 
 type gen struct {
 	rng     *rand.Rand
+	opts    Options
 	b       strings.Builder
 	labels  int
 	asserts int
@@ -84,6 +98,10 @@ func (g *gen) program(seed uint64) string {
 
 // op emits one stack-neutral operation; depth bounds nesting.
 func (g *gen) op(depth int) {
+	if g.opts.Handlers && depth > 0 && g.rng.IntN(4) == 0 {
+		g.handler(depth)
+		return
+	}
 	s := fmt.Sprintf("G.s%d", g.rng.IntN(2))
 	switch k := g.rng.IntN(10); {
 	case k == 0:
@@ -176,4 +194,43 @@ func (g *gen) assertion() {
 	g.emit("push %d", 1+g.rng.IntN(3))
 	g.emit("le")
 	g.emit("assert \"generated assertion %d\"", g.asserts)
+}
+
+// handler emits a try/finally or try/catch construct: operations and a
+// throw that depends on s0 in the region, a shared access in the handler.
+// Its directive follows its code, so that the directives of nested
+// constructs come first, as the exception table requires.
+func (g *gen) handler(depth int) {
+	try, end, h, hend, done, skip := g.label(), g.label(), g.label(), g.label(), g.label(), g.label()
+	g.b.WriteString(try + ":\n")
+	for n := 1 + g.rng.IntN(2); n > 0; n-- {
+		g.op(depth - 1)
+	}
+	g.emit("getstatic G.s0")
+	g.emit("ifz %s", skip)
+	g.emit("new Exception")
+	g.emit("throw")
+	g.b.WriteString(skip + ":\n")
+	g.emit("leave %s", done)
+	g.b.WriteString(end + ":\n" + h + ":\n")
+	finally := g.rng.IntN(2) == 0
+	if !finally {
+		g.emit("pop")
+	}
+	g.emit("getstatic G.s1")
+	g.emit("push 1")
+	g.emit("add")
+	g.emit("putstatic G.s1")
+	g.op(0)
+	if finally {
+		g.emit("endfinally")
+	} else {
+		g.emit("leave %s", done)
+	}
+	g.b.WriteString(hend + ":\n" + done + ":\n")
+	if finally {
+		fmt.Fprintf(&g.b, ".finally %s %s %s %s\n", try, end, h, hend)
+	} else {
+		fmt.Fprintf(&g.b, ".catch Exception %s %s %s %s\n", try, end, h, hend)
+	}
 }
