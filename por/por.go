@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"mcvm/bytecode"
+	"mcvm/heap"
 	"mcvm/vm"
 )
 
@@ -61,12 +62,18 @@ type Reducer struct {
 	mode  Mode
 	prog  *bytecode.Program
 	words int
-	// Entity bits: read of entity e is bit e, write is bit nent+e; then the
-	// join and start bits. Entities are the fields, then the statics, then
-	// "an array element".
+	// Entity bits: read of entity e is bit e, write is bit nent+e; the
+	// same for guarded accesses (a field of the receiver of a synchronized
+	// method, whose monitor the accessing thread holds) at 2*nent and
+	// 3*nent; then the join and start bits. Entities are the fields, then
+	// the statics, then "an array element".
 	nent     int
 	joinBit  int
 	startBit int
+	// guarded[m][pc]: instruction pc of method m is a getfield or putfield
+	// on the receiver of synchronized method m.
+	guarded [][]bool
+	cross   []bool // scratch for Machine.Confined
 	// reach[m][pc] is what a thread at pc of method m can still do in that
 	// frame, its callees and the threads it creates.
 	reach [][][]uint64
@@ -85,7 +92,7 @@ func New(p *bytecode.Program, m Mode) *Reducer {
 	}
 	r := &Reducer{mode: m, prog: p}
 	r.nent = len(p.Fields) + len(p.Statics) + 1
-	r.joinBit = 2 * r.nent
+	r.joinBit = 4 * r.nent
 	r.startBit = r.joinBit + 1
 	r.words = (r.startBit + 64) / 64
 	if m&Ample != 0 {
@@ -148,6 +155,11 @@ func accessFree(op bytecode.Opcode) bool {
 func (r *Reducer) analyse() {
 	p := r.prog
 	nm := len(p.Methods)
+	r.guarded = make([][]bool, nm)
+	for mi := range p.Methods {
+		r.guarded[mi] = receiverAccesses(p, int32(mi))
+	}
+	r.cross = make([]bool, len(p.Fields))
 	own := make([][][]uint64, nm)
 	calls := make([][]int32, nm) // callees (and thread bodies) per method
 	for mi := range p.Methods {
@@ -156,11 +168,15 @@ func (r *Reducer) analyse() {
 		for pc, in := range code {
 			b := make([]uint64, r.words)
 			own[mi][pc] = b
+			g := 0
+			if r.guarded[mi][pc] {
+				g = 2 * r.nent
+			}
 			switch in.Op {
 			case bytecode.OpGetfield:
-				set(b, r.fieldBit(in.A, false))
+				set(b, g+r.fieldBit(in.A, false))
 			case bytecode.OpPutfield:
-				set(b, r.fieldBit(in.A, true))
+				set(b, g+r.fieldBit(in.A, true))
 			case bytecode.OpGetstatic:
 				set(b, r.staticBit(in.A, false))
 			case bytecode.OpPutstatic:
@@ -391,6 +407,12 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	if r.mode&Ample == 0 {
 		return false
 	}
+	if a.Kind == vm.AccField && a.Held && r.heldIndependent(m, t, a) {
+		return true
+	}
+	if (a.Kind == vm.AccField || a.Kind == vm.AccArray) && a.Obj != 0 && r.confined(m, t, a.Obj) {
+		return true
+	}
 	var bit int
 	switch a.Kind {
 	case vm.AccRelease:
@@ -411,13 +433,46 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 		return false
 	}
 	o := r.othersFuture(m, t)
-	if has(o, bit+r.nent) {
+	g := 2 * r.nent
+	if has(o, bit+r.nent) || has(o, g+bit+r.nent) {
 		return false // another thread may write it
 	}
-	if a.Write && (has(o, bit) || has(r.invRead, bit)) {
+	if a.Write && (has(o, bit) || has(o, g+bit) || has(r.invRead, bit) || has(r.invRead, g+bit)) {
 		return false // another thread, or an invariant, may read it
 	}
 	return true
+}
+
+// heldIndependent: thread t accesses field f of an object whose monitor it
+// holds. Other threads' guarded accesses to f need the monitor of the
+// object they touch, so they cannot touch this one before t releases it;
+// only their unguarded accesses (and the invariants' reads, for a write)
+// can conflict (Dwyer, Hatcliff, Robby and Ranganath's lock-protected
+// fields, made sound by the static guarded/unguarded split).
+func (r *Reducer) heldIndependent(m *vm.Machine, t int32, a vm.Access) bool {
+	bit := int(a.Index)
+	o := r.othersFuture(m, t)
+	if has(o, bit+r.nent) {
+		return false
+	}
+	if a.Write && (has(o, bit) || has(r.invRead, bit) || has(r.invRead, 2*r.nent+bit)) {
+		return false
+	}
+	return true
+}
+
+// confined: no other thread (nor an invariant) can reach the object t
+// touches except through a field of an object whose monitor t holds and
+// that they access only while holding its monitor (Machine.Confined).
+func (r *Reducer) confined(m *vm.Machine, t int32, obj heap.Ref) bool {
+	if !m.HoldsMonitor(t) {
+		return false // then Confined is escape analysis, already asked
+	}
+	o := r.othersFuture(m, t)
+	for f := range r.cross {
+		r.cross[f] = has(o, f) || has(o, r.nent+f) || has(r.invRead, f) || has(r.invRead, 2*r.nent+f)
+	}
+	return m.Confined(t, obj, r.cross)
 }
 
 // popcount is used by tests and statistics.
@@ -427,4 +482,114 @@ func popcount(b []uint64) int {
 		n += bits.OnesCount64(w)
 	}
 	return n
+}
+
+// receiverAccesses marks the getfield and putfield instructions of method
+// mi that access a field of the method's receiver while the method is
+// synchronized, so that the thread executing them holds the receiver's
+// monitor. An abstract interpretation tracks which operand-stack values are
+// the receiver (local 0, never stored to); a method with exception
+// handlers, or an instruction this analysis does not model, gets no marks.
+func receiverAccesses(p *bytecode.Program, mi int32) []bool {
+	meth := &p.Methods[mi]
+	out := make([]bool, len(meth.Code))
+	if !meth.Sync() || meth.Static() || len(meth.Handlers) > 0 {
+		return out
+	}
+	for _, in := range meth.Code {
+		if in.Op == bytecode.OpStore && in.A == 0 || !knownFlow(in.Op) {
+			return out
+		}
+	}
+	// in[pc]: which stack slots hold the receiver before pc (nil: not
+	// reached yet). Joins keep a slot only if every path has it.
+	in := make([][]bool, len(meth.Code))
+	in[0] = []bool{}
+	work := []int{0}
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		st := append([]bool(nil), in[pc]...)
+		ins := meth.Code[pc]
+		switch ins.Op {
+		case bytecode.OpGetfield:
+			out[pc] = len(st) >= 1 && st[len(st)-1]
+		case bytecode.OpPutfield:
+			out[pc] = len(st) >= 2 && st[len(st)-2]
+		}
+		pop, push := stackEffect(p, ins)
+		if pop > len(st) {
+			return make([]bool, len(meth.Code)) // cannot happen in verified code
+		}
+		switch ins.Op {
+		case bytecode.OpDup:
+			st = append(st, st[len(st)-1])
+		case bytecode.OpSwap:
+			st[len(st)-1], st[len(st)-2] = st[len(st)-2], st[len(st)-1]
+		case bytecode.OpLoad:
+			st = append(st, ins.A == 0)
+		default:
+			st = st[:len(st)-pop]
+			for i := 0; i < push; i++ {
+				st = append(st, false)
+			}
+		}
+		info := ins.Op.Info()
+		var succ []int
+		if info.Flags&bytecode.FlagNoNext == 0 && pc+1 < len(meth.Code) {
+			succ = append(succ, pc+1)
+		}
+		if info.Flags&bytecode.FlagBranch != 0 {
+			succ = append(succ, int(ins.A))
+		}
+		for _, s := range succ {
+			if in[s] == nil {
+				in[s] = append([]bool{}, st...)
+				work = append(work, s)
+				continue
+			}
+			changed := false
+			for i := range in[s] {
+				if i < len(st) && in[s][i] && !st[i] {
+					in[s][i], changed = false, true
+				}
+			}
+			if changed {
+				work = append(work, s)
+			}
+		}
+	}
+	// A mark needs the fixpoint: recompute with the final in-states.
+	for pc, ins := range meth.Code {
+		st := in[pc]
+		switch {
+		case st == nil:
+			out[pc] = false
+		case ins.Op == bytecode.OpGetfield:
+			out[pc] = len(st) >= 1 && st[len(st)-1]
+		case ins.Op == bytecode.OpPutfield:
+			out[pc] = len(st) >= 2 && st[len(st)-2]
+		}
+	}
+	return out
+}
+
+// stackEffect returns how many values an instruction pops and pushes.
+func stackEffect(p *bytecode.Program, in bytecode.Instr) (pop, push int) {
+	info := in.Op.Info()
+	pop, push = int(info.Pop), int(info.Push)
+	if info.Flags&bytecode.FlagVarStack != 0 {
+		callee := &p.Methods[in.A]
+		switch in.Op {
+		case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+			pop = int(callee.Args)
+			push = 0
+			if callee.Flags&bytecode.MethodReturns != 0 {
+				push = 1
+			}
+		case bytecode.OpNewthread:
+			pop, push = int(callee.Args), 1
+		}
+	}
+	return pop, push
 }

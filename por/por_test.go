@@ -160,11 +160,15 @@ func TestGeneratePOR_deterministic(t *testing.T) {
 	}
 }
 
-// TestModels_sameVerdicts runs every conformance program and the benchmark
-// models at their small sizes with every mode: the same verdict and the
+// TestModels_sameVerdicts runs the reduction's regression programs
+// (testdata: each a way a too-eager reduction would miss its error), every
+// conformance program and the benchmark models at their small sizes with
+// every mode: the same verdict and the
 // same violations as the unreduced search.
 func TestModels_sameVerdicts(t *testing.T) {
 	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
+	regress, _ := filepath.Glob("testdata/*.mcasm")
+	conf = append(regress, conf...)
 	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
 	if len(conf) == 0 || len(models) == 0 {
 		t.Fatal("no programs found")

@@ -193,6 +193,11 @@ type Access struct {
 	// Local: the instruction touches only an object no other thread can
 	// reach (escape analysis), so it is independent of every other thread.
 	Local bool
+	// Obj is the object a field, array or monitor instruction touches (Null
+	// if the instruction will throw), and Held says the thread holds its
+	// monitor.
+	Obj  heap.Ref
+	Held bool
 }
 
 // NextAccess returns what the next transition of enabled thread tid begins
@@ -242,10 +247,101 @@ func (m *Machine) NextAccess(tid int32) Access {
 	default:
 		return a
 	}
-	if r := heapTarget(t, o.in.Op); r != heap.Null && m.S.Heap.Valid(r) && m.localTo(t, r) {
-		a.Local = o.in.Op != bytecode.OpMonitorenter || m.lockable(t, r)
+	if r := heapTarget(t, o.in.Op); r != heap.Null && m.S.Heap.Valid(r) {
+		a.Obj = r
+		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
+		if m.localTo(t, r) {
+			a.Local = o.in.Op != bytecode.OpMonitorenter || m.lockable(t, r)
+		}
 	}
 	return a
+}
+
+// Confined reports whether no other thread can reach object r, in the
+// active state, except through a field of an object whose monitor thread
+// tid holds and that others may only access while holding that monitor:
+// the reachability of escape analysis from the statics and every other
+// thread's roots, where an object whose monitor tid holds is left only
+// through the fields cross allows (indexed by field; those some other
+// thread, or an invariant, may access without holding the object's
+// monitor). Elements of arrays are always followed. Until tid releases the
+// monitors it holds, no other thread can then reach r, so an access to it
+// commutes with everything they do.
+func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
+	h := &m.S.Heap
+	n := h.Len()
+	if cap(m.conf) < n {
+		m.conf = make([]bool, n, n+n/2)
+	}
+	m.conf = m.conf[:n]
+	clear(m.conf)
+	st := m.confStack[:0]
+	for _, i := range m.refStatics {
+		st = append(st, heap.Ref(m.S.Statics[i]))
+	}
+	for _, u := range m.S.Threads {
+		if u.ID == tid || u.Status == StatusTerminated {
+			continue
+		}
+		st = append(st, u.Obj, u.WaitObj)
+		for i := range u.Frames {
+			st = append(st, u.Frames[i].Lock)
+		}
+		for i := range u.Pending {
+			st = append(st, u.Pending[i].Exc)
+		}
+		for _, v := range u.Stack {
+			if v.Ref {
+				st = append(st, heap.Ref(v.I))
+			}
+		}
+	}
+	held := tid + 1
+	for len(st) > 0 {
+		x := st[len(st)-1]
+		st = st[:len(st)-1]
+		if x == heap.Null || !h.Valid(x) || m.conf[x-1] {
+			continue
+		}
+		if x == r {
+			m.confStack = st[:0]
+			return false
+		}
+		m.conf[x-1] = true
+		o := h.Obj(x)
+		slots := h.Slots(x)
+		switch o.Kind {
+		case heap.KindRefArray:
+			for _, v := range slots {
+				if v != 0 {
+					st = append(st, heap.Ref(v))
+				}
+			}
+		case heap.KindObject:
+			sf := m.slotField[o.Class]
+			for i, v := range slots {
+				if v == 0 || !m.layout.IsRef(o.Class, i) {
+					continue
+				}
+				if o.Owner == held && !cross[sf[i]] {
+					continue
+				}
+				st = append(st, heap.Ref(v))
+			}
+		}
+	}
+	m.confStack = st[:0]
+	return true
+}
+
+// HoldsMonitor reports whether thread tid holds some monitor.
+func (m *Machine) HoldsMonitor(tid int32) bool {
+	for i := range m.S.Heap.Objs {
+		if m.S.Heap.Objs[i].Owner == tid+1 {
+			return true
+		}
+	}
+	return false
 }
 
 // NumFrames returns how many frames thread tid has.

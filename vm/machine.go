@@ -155,6 +155,9 @@ type Machine struct {
 	owner     []int32
 	markStack []markItem
 	back      bool // the last Step jumped backwards (see BackJump)
+	conf      []bool
+	confStack []heap.Ref
+	slotField [][]int32 // per class, per slot: the field it holds
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -210,6 +213,17 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 				if mm.Code[pc].Op == bytecode.OpRethrow {
 					m.rethrows[mi][hi] = true
 				}
+			}
+		}
+	}
+	m.slotField = make([][]int32, nc)
+	for c := range m.slotField {
+		m.slotField[c] = make([]int32, m.layout.Slots(int32(c)))
+	}
+	for fi, f := range p.Fields {
+		for c := 0; c < nc; c++ {
+			if m.sub[c*nc+int(f.Class)] {
+				m.slotField[c][f.Slot] = int32(fi)
 			}
 		}
 	}
