@@ -225,6 +225,9 @@ func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 // reached (by via, unless it is the start), and pushes it.
 func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 	if c.opts.OnState != nil {
+		if c.trust { // fingerprints only for the observer
+			fp = c.fingerprint()
+		}
 		c.opts.OnState(id, fp)
 	}
 	level := len(c.stack)

@@ -448,7 +448,7 @@ func Read(data []byte) (*Script, error) {
 		return nil, corrupt(-1, "header's section sizes exceed the payload")
 	}
 	dec, err := zstd.NewReader(bytes.NewReader(data[r.off:]), zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(uint64(max(payloadLen, 1<<10))+1))
+		zstd.WithDecoderMaxMemory(uint64(max(payloadLen, 8<<20))))
 	if err != nil {
 		return nil, corrupt(-1, "zstd: %v", err)
 	}
