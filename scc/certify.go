@@ -329,7 +329,7 @@ func (c *certifier) run() error {
 	// tasks' regions, whose states are only compared, not explored.
 	if c.task {
 		root = c.s.Root
-		init, err := DecodeEntries(c.s.Init, 0, c.s.InitEntries)
+		init, err := DecodeEntries(c.s.Init, nil, 0, c.s.InitEntries)
 		if err != nil {
 			return err
 		}
@@ -388,6 +388,7 @@ func (c *certifier) run() error {
 		return nil
 	}
 	dec := newCoder(root)
+	dec.idr = c.s.IDs
 	body := c.s.Body
 	var e Entry
 	for off := 0; off < len(body); c.pos++ {
@@ -412,6 +413,9 @@ func (c *certifier) run() error {
 	}
 	if c.pos != c.s.Entries {
 		return corrupt(-1, "the body has %d entries, the header says %d", c.pos, c.s.Entries)
+	}
+	if dec.idOff != len(dec.idr) {
+		return corrupt(-1, "%d bytes left over in the ID column", len(dec.idr)-dec.idOff)
 	}
 	if len(c.stack) > 0 {
 		if c.res.Stats.Errors > 0 {

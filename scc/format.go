@@ -8,24 +8,28 @@
 //	header    = kind:byte digest:u64le granularity:str por:str symmetry:str
 //	            flags:uvarint verdict:str states:uvarint transitions:uvarint
 //	            entries:uvarint initEntries:uvarint initBytes:uvarint bodyBytes:uvarint
-//	            subgraphs:uvarint [task]
+//	            idBytes:uvarint subgraphs:uvarint [task]
 //	task      = index:uvarint count:uvarint root:uvarint   ; kind 'P' and 'Q' only
 //	str       = len:uvarint bytes                          ; len <= 64
 //	payloadLen= uvarint                                    ; bytes of the payload
 //	checksum  = u64le                                      ; XXH64 of the payload
 //	zstdFrame = zstd(payload)
-//	payload   = init:entry* body:entry* subgraphs:uvarint*
+//	payload   = init:entry* body:entry* ids:varint* subgraphs:uvarint*
 //	entry     = tag:byte [transition]
 //	tag       = op:2 bits | last:1 << 2 | hasChoice:1 << 3 | sameThread:1 << 4   ; bits 5-7 zero
 //	op        = 0 backtrack | 1 new state | 2 visited state | 3 fault (no state)
 //	transition= [thread:uvarint] opcode:byte [a:varint] [b:varint] [choice:uvarint] [dest]
-//	dest      = new: uvarint (ID - (lastNew+1)) | visited: varint (lastNew - ID) | fault: nothing
+//	dest      = new: uvarint (ID - (lastNew+1)) | visited: nothing (its ID is in ids) | fault: nothing
+//	ids       = per visited-state entry of the body, in order: varint (ID - prevVisited[thread])
 //
 // thread is omitted when sameThread is set (the previous transition's
 // thread); the operands follow the opcode's operand kind (bytecode.Info);
 // lastNew is the highest state ID introduced so far (0 at the start of the
 // init path and of a full script, the root in a task's body). A backtrack
-// has tag 0 exactly.
+// has tag 0 exactly. prevVisited[t] is the ID of the previous visited-state
+// entry of thread t in the same section (0 at first): keeping the IDs in a
+// column of their own, coded against the same thread's last one, halves the
+// compressed size (docs/scc-format.md).
 
 package scc
 
@@ -134,6 +138,7 @@ type Script struct {
 	Header
 	Init      []byte
 	Body      []byte
+	IDs       []byte  // the body's visited-state ID column
 	Subgraph  []int64 // per state ID, the transitions of the region rooted there (Definition 3.2.2)
 	FileBytes int64   // size of the file it was read from or encoded to
 	RawBytes  int64   // size of the uncompressed payload
@@ -166,6 +171,18 @@ func (h *Header) Match(digest uint64, granularity string) error {
 type coder struct {
 	prevThread int32
 	lastNew    int32
+	prevOld    []int32 // per thread: the last visited-state ID
+	ids        []byte  // encoding: the visited-state IDs
+	idr        []byte  // decoding: the visited-state IDs
+	idOff      int
+}
+
+// prev returns the slot of thread t's last visited-state ID.
+func (c *coder) prev(t int32) *int32 {
+	for int(t) >= len(c.prevOld) {
+		c.prevOld = append(c.prevOld, 0)
+	}
+	return &c.prevOld[t]
 }
 
 func newCoder(lastNew int32) coder { return coder{prevThread: -1, lastNew: lastNew} }
@@ -206,7 +223,9 @@ func (c *coder) appendEntry(b []byte, e *Entry) []byte {
 		b = binary.AppendUvarint(b, uint64(int64(e.ID)-int64(c.lastNew)-1))
 		c.lastNew = e.ID
 	case OpOld:
-		b = binary.AppendVarint(b, int64(c.lastNew)-int64(e.ID))
+		p := c.prev(e.Thread)
+		c.ids = binary.AppendVarint(c.ids, int64(e.ID)-int64(*p))
+		*p = e.ID
 	}
 	return b
 }
@@ -269,7 +288,7 @@ func (c *coder) decodeEntry(b []byte, off int, e *Entry) (int, error) {
 		e.Thread = c.prevThread
 	} else {
 		x, err := uv()
-		if err != nil || x >= 1<<24 || int32(x) == c.prevThread {
+		if err != nil || x >= 1<<16 || int32(x) == c.prevThread {
 			return off, errEntry
 		}
 		e.Thread = int32(x)
@@ -311,12 +330,18 @@ func (c *coder) decodeEntry(b []byte, off int, e *Entry) (int, error) {
 		e.ID = c.lastNew + 1 + int32(x)
 		c.lastNew = e.ID
 	case OpOld:
-		x, err := sv()
-		id := int64(c.lastNew) - x
-		if err != nil || id < 0 || id >= 1<<31 {
+		x, n := binary.Varint(c.idr[c.idOff:])
+		if n <= 0 {
+			return off, errEntry
+		}
+		c.idOff += n
+		p := c.prev(e.Thread)
+		id := int64(*p) + x
+		if id < 0 || id >= 1<<31 {
 			return off, errEntry
 		}
 		e.ID = int32(id)
+		*p = e.ID
 	case OpFault:
 		if e.Last {
 			return off, errEntry
@@ -326,20 +351,21 @@ func (c *coder) decodeEntry(b []byte, off int, e *Entry) (int, error) {
 }
 
 // EncodeEntries encodes entries with the coding context of a script body
-// that starts after state lastNew.
-func EncodeEntries(entries []Entry, lastNew int32) []byte {
+// that starts after state lastNew; it returns the entries' bytes and the
+// visited-state ID column.
+func EncodeEntries(entries []Entry, lastNew int32) (body, ids []byte) {
 	c := newCoder(lastNew)
-	var b []byte
 	for i := range entries {
-		b = c.appendEntry(b, &entries[i])
+		body = c.appendEntry(body, &entries[i])
 	}
-	return b
+	return body, c.ids
 }
 
-// DecodeEntries decodes all of b (coded after state lastNew), at most max
-// entries.
-func DecodeEntries(b []byte, lastNew int32, max int64) ([]Entry, error) {
+// DecodeEntries decodes all of b with ID column ids (coded after state
+// lastNew), at most max entries.
+func DecodeEntries(b, ids []byte, lastNew int32, max int64) ([]Entry, error) {
 	c := newCoder(lastNew)
+	c.idr = ids
 	var out []Entry
 	for off := 0; off < len(b); {
 		if int64(len(out)) >= max {
@@ -353,6 +379,9 @@ func DecodeEntries(b []byte, lastNew int32, max int64) ([]Entry, error) {
 		off = n
 		out = append(out, e)
 	}
+	if c.idOff != len(ids) {
+		return nil, corrupt(-1, "%d bytes left over in the ID column", len(ids)-c.idOff)
+	}
 	return out, nil
 }
 
@@ -362,6 +391,7 @@ func Encode(s *Script) []byte {
 	var payload []byte
 	payload = append(payload, s.Init...)
 	payload = append(payload, s.Body...)
+	payload = append(payload, s.IDs...)
 	for _, n := range s.Subgraph {
 		payload = binary.AppendUvarint(payload, uint64(n))
 	}
@@ -376,7 +406,7 @@ func Encode(s *Script) []byte {
 	}
 	b = binary.AppendUvarint(b, h.Flags)
 	b = appendStr(b, h.Verdict)
-	for _, x := range []int64{h.States, h.Transitions, h.Entries, h.InitEntries, int64(len(s.Init)), int64(len(s.Body)), h.Subgraphs} {
+	for _, x := range []int64{h.States, h.Transitions, h.Entries, h.InitEntries, int64(len(s.Init)), int64(len(s.Body)), int64(len(s.IDs)), h.Subgraphs} {
 		b = binary.AppendUvarint(b, uint64(x))
 	}
 	if h.IsTask() {
@@ -386,7 +416,7 @@ func Encode(s *Script) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	b = binary.LittleEndian.AppendUint64(b, xxhash.Sum64(payload))
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBestCompression))
 	b = enc.EncodeAll(payload, b)
 	enc.Close()
 	s.FileBytes, s.RawBytes = int64(len(b)), int64(len(payload))
@@ -428,7 +458,7 @@ func Read(data []byte) (*Script, error) {
 	h.Flags = r.u()
 	h.Verdict = r.str()
 	h.States, h.Transitions, h.Entries, h.InitEntries = r.count(), r.count(), r.count(), r.count()
-	initBytes, bodyBytes := r.count(), r.count()
+	initBytes, bodyBytes, idBytes := r.count(), r.count(), r.count()
 	h.Subgraphs = r.count()
 	if h.IsTask() {
 		h.Task, h.Tasks, h.Root = int(r.count()), int(r.count()), int32(r.count())
@@ -444,7 +474,7 @@ func Read(data []byte) (*Script, error) {
 	if payloadLen > MaxPayload {
 		return nil, corrupt(-1, "payload of %d bytes is larger than the limit of %d", payloadLen, MaxPayload)
 	}
-	if initBytes+bodyBytes > payloadLen {
+	if initBytes+bodyBytes+idBytes > payloadLen {
 		return nil, corrupt(-1, "header's section sizes exceed the payload")
 	}
 	dec, err := zstd.NewReader(bytes.NewReader(data[r.off:]), zstd.WithDecoderConcurrency(1),
@@ -471,7 +501,8 @@ func Read(data []byte) (*Script, error) {
 	}
 	s.Init = payload[:initBytes]
 	s.Body = payload[initBytes : initBytes+bodyBytes]
-	rest := payload[initBytes+bodyBytes:]
+	s.IDs = payload[initBytes+bodyBytes : initBytes+bodyBytes+idBytes]
+	rest := payload[initBytes+bodyBytes+idBytes:]
 	if h.Subgraphs > int64(len(rest)) {
 		return nil, corrupt(-1, "the header announces %d Subgraphs entries, the payload has room for at most %d", h.Subgraphs, len(rest))
 	}

@@ -191,6 +191,9 @@ func Merge(maps []*FPMap) (*MergeResult, error) {
 	all := make(map[int32]ent, total/2+1)
 	res := &MergeResult{Verdict: explorer.VerdictOK.String()}
 	for _, m := range maps {
+		if m.Root != 0 && !m.Trustful {
+			res.Revisits-- // the transition into the root, a visited state in its parent's task
+		}
 		res.Transitions += m.Transitions
 		res.Revisits += m.Revisits
 		res.Errors += m.Errors

@@ -35,7 +35,7 @@ func Split(s *Script, k int) (*Partition, error) {
 	if !s.Complete() {
 		return nil, fmt.Errorf("the script stops at the verification's first error; only a complete script (verify --continue, or a program without errors) can be partitioned")
 	}
-	entries, err := DecodeEntries(s.Body, 0, s.Entries)
+	entries, err := DecodeEntries(s.Body, s.IDs, 0, s.Entries)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func Split(s *Script, k int) (*Partition, error) {
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
 		}
-		t.Init = EncodeEntries(chain, 0)
+		t.Init, _ = EncodeEntries(chain, 0)
 		t.InitEntries = int64(len(chain))
 		body := make([]Entry, 0, len(rg.entries))
 		var size int64
@@ -195,7 +195,7 @@ func Split(s *Script, k int) (*Partition, error) {
 			}
 			body = append(body, e)
 		}
-		t.Body = EncodeEntries(body, rg.root)
+		t.Body, t.IDs = EncodeEntries(body, rg.root)
 		t.Entries = int64(len(body))
 		t.Subgraphs = 0
 		part.Tasks = append(part.Tasks, t)

@@ -133,7 +133,7 @@ func (r *Recorder) Script(digest uint64, gran vm.Granularity, complete, cont boo
 			}
 		}
 	}
-	s := &Script{Body: r.body, Subgraph: r.sub}
+	s := &Script{Body: r.body, IDs: r.c.ids, Subgraph: r.sub}
 	s.Kind = KindFull
 	if r.trustful {
 		s.Kind = KindTrustful
