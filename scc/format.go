@@ -34,11 +34,11 @@
 package scc
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
@@ -54,6 +54,7 @@ const magic = "MCVMSCC\n"
 // Limits on what a reader accepts.
 const (
 	MaxPayload = 1 << 31 // bytes of uncompressed payload
+	maxRatio   = 1 << 13 // of payload to compressed bytes: a bound on what a small file can make the reader allocate
 	maxStr     = 64
 )
 
@@ -416,11 +417,34 @@ func Encode(s *Script) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	b = binary.LittleEndian.AppendUint64(b, xxhash.Sum64(payload))
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-	b = enc.EncodeAll(payload, b)
-	enc.Close()
+	b = encoder().EncodeAll(payload, b)
 	s.FileBytes, s.RawBytes = int64(len(b)), int64(len(payload))
 	return b
+}
+
+var (
+	encOnce sync.Once
+	enc     *zstd.Encoder
+	decOnce sync.Once
+	dec     *zstd.Decoder
+)
+
+// decoder returns the zstd decoder shared by all Read calls (DecodeAll may
+// be called concurrently).
+func decoder() *zstd.Decoder {
+	decOnce.Do(func() {
+		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(4), zstd.WithDecoderMaxMemory(MaxPayload))
+	})
+	return dec
+}
+
+// encoder returns the zstd encoder shared by all Encode calls (EncodeAll
+// may be called concurrently); making one allocates large tables.
+func encoder() *zstd.Encoder {
+	encOnce.Do(func() {
+		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithSingleSegment(true))
+	})
+	return enc
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -477,24 +501,29 @@ func Read(data []byte) (*Script, error) {
 	if initBytes+bodyBytes+idBytes > payloadLen {
 		return nil, corrupt(-1, "header's section sizes exceed the payload")
 	}
-	dec, err := zstd.NewReader(bytes.NewReader(data[r.off:]), zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(uint64(max(payloadLen, 8<<20))))
-	if err != nil {
-		return nil, corrupt(-1, "zstd: %v", err)
+	frame := data[r.off:]
+	if payloadLen > int64(len(frame))*maxRatio+1024 {
+		return nil, corrupt(-1, "the header announces %d bytes of payload from %d compressed bytes, more than a ratio of %d", payloadLen, len(frame), maxRatio)
 	}
-	defer dec.Close()
-	payload, err := io.ReadAll(io.LimitReader(dec, payloadLen+1))
+	var zh zstd.Header
+	if err := zh.Decode(frame); err != nil {
+		if len(frame) < zstd.HeaderMaxSize {
+			return nil, truncated("the file ends inside the compressed payload's header")
+		}
+		return nil, corrupt(-1, "compressed payload: %v", err)
+	}
+	if !zh.HasFCS || zh.FrameContentSize != uint64(payloadLen) {
+		return nil, corrupt(-1, "the compressed payload's size disagrees with the header's %d bytes", payloadLen)
+	}
+	payload, err := decoder().DecodeAll(frame, make([]byte, 0, payloadLen))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, truncated("the compressed payload ends early (%d of %d bytes decoded)", len(payload), payloadLen)
+			return nil, truncated("the compressed payload ends early")
 		}
 		return nil, corrupt(-1, "compressed payload: %v", err)
 	}
 	if int64(len(payload)) != payloadLen {
-		if int64(len(payload)) < payloadLen {
-			return nil, truncated("the payload has %d bytes, the header says %d", len(payload), payloadLen)
-		}
-		return nil, corrupt(-1, "the payload is longer than the header says (%d bytes)", payloadLen)
+		return nil, corrupt(-1, "the payload has %d bytes, the header says %d", len(payload), payloadLen)
 	}
 	if xxhash.Sum64(payload) != sum {
 		return nil, corrupt(-1, "payload checksum mismatch")
