@@ -317,7 +317,7 @@ func (c *certifier) instrAt(meth, pc int32) bytecode.Instr {
 	return p.Methods[meth].Code[pc]
 }
 
-func (c *certifier) run() error {
+func (c *certifier) run() (err error) {
 	m := c.m
 	m.Init()
 	var fp uint64
@@ -329,8 +329,10 @@ func (c *certifier) run() error {
 	// tasks' regions, whose states are only compared, not explored.
 	if c.task {
 		root = c.s.Root
-		init, err := DecodeEntries(c.s.Init, nil, 0, c.s.InitEntries)
-		if err != nil {
+		var init []Entry
+		if c.s.view != nil {
+			init = c.s.view.init
+		} else if init, err = DecodeEntries(c.s.Init, nil, 0, c.s.InitEntries); err != nil {
 			return err
 		}
 		if int64(len(init)) != c.s.InitEntries {
@@ -387,6 +389,23 @@ func (c *certifier) run() error {
 	if c.stopped {
 		return nil
 	}
+	if v := c.s.view; v != nil {
+		for i := range v.idx {
+			e := v.entry(i)
+			c.res.Entries++
+			if c.pos&1023 == 0 && c.limited() {
+				return nil
+			}
+			if err := c.follow(&e); err != nil {
+				return err
+			}
+			if c.stopped || c.res.Limit != "" {
+				return nil
+			}
+			c.pos++
+		}
+		return c.end(nil)
+	}
 	dec := newCoder(root)
 	dec.idr = c.s.IDs
 	body := c.s.Body
@@ -411,10 +430,16 @@ func (c *certifier) run() error {
 			return nil
 		}
 	}
+	return c.end(&dec)
+}
+
+// end checks the state of things when the script has been followed to its
+// end.
+func (c *certifier) end(dec *coder) error {
 	if c.pos != c.s.Entries {
 		return corrupt(-1, "the body has %d entries, the header says %d", c.pos, c.s.Entries)
 	}
-	if dec.idOff != len(dec.idr) {
+	if dec != nil && dec.idOff != len(dec.idr) {
 		return corrupt(-1, "%d bytes left over in the ID column", len(dec.idr)-dec.idOff)
 	}
 	if len(c.stack) > 0 {

@@ -143,6 +143,44 @@ type Script struct {
 	Subgraph  []int64 // per state ID, the transitions of the region rooted there (Definition 3.2.2)
 	FileBytes int64   // size of the file it was read from or encoded to
 	RawBytes  int64   // size of the uncompressed payload
+
+	// A task made by Split holds its entries decoded, as a view of the
+	// whole script's, until Encode needs them as bytes.
+	view *taskView
+}
+
+// taskView is a task's entries: indices into the whole script's decoded
+// entries, of which those marked converted become visited-state entries.
+type taskView struct {
+	all       []Entry
+	converted []bool
+	idx       []int32
+	init      []Entry
+}
+
+// entry returns the task's i-th body entry.
+func (v *taskView) entry(i int) Entry {
+	j := v.idx[i]
+	e := v.all[j]
+	e.Last = false
+	if v.converted[j] {
+		e.Op = OpOld
+	}
+	return e
+}
+
+// materialize encodes a task's entries.
+func (s *Script) materialize() {
+	v := s.view
+	if v == nil || s.Body != nil {
+		return
+	}
+	body := make([]Entry, len(v.idx))
+	for i := range body {
+		body[i] = v.entry(i)
+	}
+	s.Init, _ = EncodeEntries(v.init, 0)
+	s.Body, s.IDs = EncodeEntries(body, s.Root)
 }
 
 // ErrMismatch is wrapped by errors saying a script belongs to another
@@ -367,7 +405,7 @@ func EncodeEntries(entries []Entry, lastNew int32) (body, ids []byte) {
 func DecodeEntries(b, ids []byte, lastNew int32, max int64) ([]Entry, error) {
 	c := newCoder(lastNew)
 	c.idr = ids
-	var out []Entry
+	out := make([]Entry, 0, min(max, int64(len(b)))) // an entry takes at least a byte
 	for off := 0; off < len(b); {
 		if int64(len(out)) >= max {
 			return nil, corrupt(int64(len(out)), "more entries than the header's %d", max)
@@ -389,6 +427,7 @@ func DecodeEntries(b, ids []byte, lastNew int32, max int64) ([]Entry, error) {
 // Encode serialises s (its header counts must be set) into the file
 // format. The output is the same for the same script.
 func Encode(s *Script) []byte {
+	s.materialize()
 	var payload []byte
 	payload = append(payload, s.Init...)
 	payload = append(payload, s.Body...)

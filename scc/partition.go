@@ -102,7 +102,7 @@ func Split(s *Script, k int) (*Partition, error) {
 	part := &Partition{}
 	type region struct {
 		root    int32
-		entries []int
+		entries []int32
 	}
 	var regions []region
 	for i := 0; i < k-1; i++ {
@@ -124,13 +124,13 @@ func Split(s *Script, k int) (*Partition, error) {
 			break
 		}
 		r := best
-		var idx []int
+		idx := make([]int32, 0, btAt[r]-newAt[r])
 		var count int64
 		for j := newAt[r] + 1; j <= btAt[r]; j++ {
 			if removedEntry[j] {
 				continue
 			}
-			idx = append(idx, j)
+			idx = append(idx, int32(j))
 			removedEntry[j] = true
 			switch e := &entries[j]; e.Op {
 			case OpBacktrack:
@@ -156,10 +156,10 @@ func Split(s *Script, k int) (*Partition, error) {
 		remaining -= count + drop
 		regions = append(regions, region{root: r, entries: idx})
 	}
-	var rest []int
+	rest := make([]int32, 0, len(entries))
 	for j := range entries {
 		if !removedEntry[j] {
-			rest = append(rest, j)
+			rest = append(rest, int32(j))
 		}
 	}
 	regions = append(regions, region{root: 0, entries: rest})
@@ -180,23 +180,15 @@ func Split(s *Script, k int) (*Partition, error) {
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
 		}
-		t.Init, _ = EncodeEntries(chain, 0)
 		t.InitEntries = int64(len(chain))
-		body := make([]Entry, 0, len(rg.entries))
 		var size int64
 		for _, j := range rg.entries {
-			e := entries[j]
-			e.Last = false
-			if converted[j] {
-				e.Op = OpOld
-			}
-			if e.Op != OpBacktrack {
+			if entries[j].Op != OpBacktrack {
 				size++
 			}
-			body = append(body, e)
 		}
-		t.Body, t.IDs = EncodeEntries(body, rg.root)
-		t.Entries = int64(len(body))
+		t.view = &taskView{all: entries, converted: converted, idx: rg.entries, init: chain}
+		t.Entries = int64(len(rg.entries))
 		t.Subgraphs = 0
 		part.Tasks = append(part.Tasks, t)
 		part.Sizes = append(part.Sizes, size)
