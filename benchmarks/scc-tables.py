@@ -9,7 +9,7 @@ where the configuration has an error. Times are the best of REPEAT runs.
 """
 import json, os, re, subprocess, sys, tempfile
 
-REPEAT = 3
+REPEAT = 2
 HERE = os.path.dirname(os.path.abspath(__file__))
 MCVM = sys.argv[1]
 only = sys.argv[2:]

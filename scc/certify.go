@@ -4,6 +4,7 @@ package scc
 
 import (
 	"fmt"
+	"runtime/metrics"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -23,6 +24,11 @@ type Options struct {
 	MaxStates int
 	MaxDepth  int
 	TimeLimit time.Duration
+	// MemoryLimit, in bytes, ends certification with VerdictLimit when the
+	// Go runtime has mapped more; zero means no limit.
+	MemoryLimit int64
+	// Progress, if set, is called about every 5 seconds.
+	Progress func(explorer.Stats)
 	// Digest is the program digest the script must carry; 0 means the
 	// digest of the machine's program. (With extra properties linked in,
 	// the machine runs a larger program than the one verified.)
@@ -95,10 +101,22 @@ type certifier struct {
 	ref0     bool
 	initPath []vm.Trans
 
-	res     Result
-	pos     int64
-	stopped bool
-	start   time.Time
+	res          Result
+	pos          int64
+	stopped      bool
+	start        time.Time
+	lastProgress time.Time
+}
+
+var memSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+
+// memoryInUse returns the memory the Go runtime has mapped, in bytes.
+func memoryInUse() int64 {
+	metrics.Read(memSample)
+	if memSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(memSample[0].Value.Uint64())
 }
 
 // Certify follows script s on machine m (Algorithm 3.1; for trustful
@@ -118,6 +136,7 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 		return nil, err
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}
+	c.lastProgress = c.start
 	if c.trust && len(opts.Next) > 0 {
 		return nil, fmt.Errorf("invariants over consecutive states need a tamper-proof script: a trustful one does not cover every transition")
 	}
@@ -476,10 +495,19 @@ func (c *certifier) prevInit(init []Entry, i int) int32 {
 	return init[i-1].ID
 }
 
-// limited checks the limits; it returns true when certification must stop.
+// limited checks the limits (every 1024 entries); it returns true when
+// certification must stop.
 func (c *certifier) limited() bool {
 	o := &c.opts
+	if o.Progress != nil && time.Since(c.lastProgress) >= 5*time.Second {
+		c.lastProgress = time.Now()
+		st := c.res.Stats
+		st.Elapsed = time.Since(c.start)
+		o.Progress(st)
+	}
 	switch {
+	case o.MemoryLimit > 0 && c.pos&(1<<14-1) == 0 && memoryInUse() > o.MemoryLimit:
+		c.res.Limit = "memory"
 	case o.MaxStates > 0 && c.res.Stats.States >= int64(o.MaxStates):
 		c.res.Limit = "states"
 	case o.TimeLimit > 0 && time.Since(c.start) >= o.TimeLimit:

@@ -170,9 +170,10 @@ Extra properties, which the producer need not have checked: --invariant
 CLASS.METHOD (a static method returning nonzero in every state), from the
 program or from a --properties FILE linked in; --next-invariant PRE:POST
 (in every transition from a state where PRE holds, POST holds in the state
-reached; tamper-proof scripts only, which cover every transition). Search
-flags are as check's; --search, --random-order and --memory-limit do not
-apply to certification and are accepted for symmetry.`
+reached; tamper-proof scripts only, which cover every transition). The
+other flags are check's: limits end certification with verdict limit (never
+a pass); --search and --random-order must keep their defaults, since
+certification follows the script's order.`
 
 // certifyFlags are certify's own flags.
 type certifyFlags struct {
@@ -217,8 +218,8 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if *cf.forget && (*cf.tasks > 0 || *cf.task != "") {
 		return fail(stderr, "certify", fmt.Errorf("--forget applies to sequential certification only: the FP maps of tasks are compared whole at the end"))
 	}
-	if *sf.search != "dfs" && *sf.search != "bfs" {
-		return fail(stderr, "certify", fmt.Errorf("--search: want dfs or bfs, got %q", *sf.search))
+	if *sf.search != "dfs" || *sf.shuffle != 0 {
+		return fail(stderr, "certify", fmt.Errorf("certification follows the script's order: --search and --random-order apply to verify"))
 	}
 	gran, err := sf.mf.gran()
 	if err != nil {
@@ -264,7 +265,8 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "certify", err)
 	}
-	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth, TimeLimit: eo.TimeLimit, Digest: digest}
+	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth,
+		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest}
 	if *cf.tasks > 0 {
 		return cf.parallel(stdout, stderr, &sf, model, file, s, mk, opts, eo)
 	}
