@@ -4,7 +4,9 @@ package scc
 
 import (
 	"fmt"
+	bits2 "math/bits"
 	"runtime/metrics"
+	"slices"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -93,7 +95,10 @@ type certifier struct {
 	enc    []byte
 
 	dense    []uint64 // FP map by ID: full scripts without --forget
-	sparse   map[int32]uint64
+	tfp      []uint64 // tasks split in this process: FP map by ID below the script's state count
+	thave    []uint64 // bitset: which of tfp are set
+	tn       int64
+	sparse   map[int32]uint64 // the rest of the FP map (--forget, task files)
 	defined  map[int32]bool // tasks: IDs explored here
 	marked   []uint64       // bitset of IDs whose last-use mark was seen
 	nmarked  int64
@@ -145,6 +150,10 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	}
 	if c.task {
 		c.defined = make(map[int32]bool)
+		if v := s.view; v != nil && !c.trust {
+			n := len(v.all) + 1 // more than the number of states
+			c.tfp, c.thave = make([]uint64, n), make([]uint64, n/64+1)
+		}
 	} else if !c.trust && !opts.Forget {
 		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body))+1))
 	}
@@ -173,14 +182,27 @@ func (c *certifier) fpGet(id int32) (uint64, bool) {
 		}
 		return 0, false
 	}
+	if int(id) < len(c.tfp) {
+		if c.thave[id>>6]&(1<<(id&63)) != 0 {
+			return c.tfp[id], true
+		}
+		return 0, false
+	}
 	fp, ok := c.sparse[id]
 	return fp, ok
 }
 
 func (c *certifier) fpSet(id int32, fp uint64) {
-	if c.dense != nil {
+	switch {
+	case c.dense != nil:
 		c.dense = append(c.dense, fp) // ids arrive in order
-	} else {
+	case int(id) < len(c.tfp):
+		if c.thave[id>>6]&(1<<(id&63)) == 0 {
+			c.thave[id>>6] |= 1 << (id & 63)
+			c.tn++
+		}
+		c.tfp[id] = fp
+	default:
 		c.sparse[id] = fp
 	}
 	if n := c.fpLen(); n > c.res.PeakFP {
@@ -192,7 +214,22 @@ func (c *certifier) fpLen() int64 {
 	if c.dense != nil {
 		return int64(len(c.dense))
 	}
-	return int64(len(c.sparse))
+	return int64(len(c.sparse)) + c.tn
+}
+
+// fpIDs returns the IDs in the FP map, ascending.
+func (c *certifier) fpIDs() []int32 {
+	ids := make([]int32, 0, c.fpLen())
+	for w, bits := range c.thave {
+		for ; bits != 0; bits &= bits - 1 {
+			ids = append(ids, int32(w<<6+bits2.TrailingZeros64(bits)))
+		}
+	}
+	for id := range c.sparse {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // mark notes the last-use mark of id; it reports false if id had one.
@@ -397,11 +434,7 @@ func (c *certifier) run() (err error) {
 	}
 	c.highest = root
 	if !c.trust {
-		if c.task {
-			c.sparse[root] = fp
-		} else {
-			c.fpSet(0, fp)
-		}
+		c.fpSet(root, fp)
 	}
 	c.res.Stats.States = 1
 	c.enter(root, fp, vm.Trans{})

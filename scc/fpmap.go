@@ -44,18 +44,14 @@ func (c *certifier) fpMap() *FPMap {
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, Errors: st.Errors,
 		Instructions: st.Instructions, Verdict: c.res.Verdict.String()}
 	if c.trust {
-		for id := range c.defined {
-			fm.IDs = append(fm.IDs, id)
-		}
-	} else {
-		for id := range c.sparse {
-			fm.IDs = append(fm.IDs, id)
-		}
+		return fm // figures only
 	}
-	slices.Sort(fm.IDs)
-	for _, id := range fm.IDs {
-		fm.FPs = append(fm.FPs, c.sparse[id])
-		fm.Defined = append(fm.Defined, c.defined[id])
+	fm.IDs = c.fpIDs()
+	fm.FPs = make([]uint64, len(fm.IDs))
+	fm.Defined = make([]bool, len(fm.IDs))
+	for i, id := range fm.IDs {
+		fm.FPs[i], _ = c.fpGet(id)
+		fm.Defined[i] = c.defined[id]
 	}
 	return fm
 }
