@@ -99,8 +99,8 @@ type certifier struct {
 	thave    []uint64 // bitset: which of tfp are set
 	tn       int64
 	sparse   map[int32]uint64 // the rest of the FP map (--forget, task files)
-	defined  map[int32]bool // tasks: IDs explored here
-	marked   []uint64       // bitset of IDs whose last-use mark was seen
+	defined  map[int32]bool   // tasks: IDs explored here
+	marked   []uint64         // bitset of IDs whose last-use mark was seen
 	nmarked  int64
 	highest  int32
 	ref0     bool
