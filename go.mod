@@ -3,6 +3,7 @@ module mcvm
 go 1.26.8
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/spf13/pflag v1.0.10 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/klauspost/compress v1.20.3
+	github.com/spf13/pflag v1.0.10
 )

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/por"
@@ -23,50 +25,88 @@ counting them all). Prints a summary and the counterexample trace; --json
 prints one JSON object instead. Exit codes: 0 no error, 1 property violated,
 2 bad input or usage, 3 limit reached.`
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", "MODEL", checkAbout, stdout)
-	var mf modelFlags
-	mf.register(fs)
-	var rf reductionFlags
-	rf.register(fs)
-	search := fs.String("search", "dfs", "search order: dfs or bfs")
-	cont := fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
-	shuffle := fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
-	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
-	maxDepth := fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
-	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
-	memLimit := fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (e.g. 4GiB, 500MB; auto: 3/4 of the machine's memory; 0: no limit)")
-	jsonOut := fs.Bool("json", false, "print exactly one JSON object with the verdict, statistics and trace")
-	trail := fs.String("trail", "", "write the counterexample to this trail `FILE` (replay it with mcvm replay)")
-	progress := fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
-	noProgress := fs.Bool("no-progress", false, "never print progress lines")
-	if done, code := parse(fs, args, stderr, 1); done {
-		return code
-	}
-	model := fs.Arg(0)
-	gran, err := mf.gran()
-	if err != nil {
-		return fail(stderr, "check", err)
-	}
-	ignore, err := mf.ignoreUncaught()
-	if err != nil {
-		return fail(stderr, "check", err)
-	}
-	opts := explorer.Options{Continue: *cont, MaxStates: *maxStates, MaxDepth: *maxDepth, TimeLimit: *timeLimit, Shuffle: *shuffle}
-	switch *search {
+// searchFlags are the flags of check, verify and certify: the model's, the
+// search's and the output's.
+type searchFlags struct {
+	mf         modelFlags
+	search     *string
+	cont       *bool
+	shuffle    *uint64
+	maxStates  *int
+	maxDepth   *int
+	timeLimit  *time.Duration
+	memLimit   *string
+	jsonOut    *bool
+	trail      *string
+	progress   *bool
+	noProgress *bool
+	// porMode and proviso are what check's --por and --proviso chose
+	// (verify and certify run unreduced), for the report.
+	porMode por.Mode
+	proviso explorer.Proviso
+}
+
+func (f *searchFlags) register(fs *pflag.FlagSet) {
+	f.mf.register(fs)
+	f.search = fs.String("search", "dfs", "search order: dfs or bfs")
+	f.cont = fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
+	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
+	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
+	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
+	f.timeLimit = fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
+	f.memLimit = fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (e.g. 4GiB, 500MB; auto: 3/4 of the machine's memory; 0: no limit)")
+	f.jsonOut = fs.Bool("json", false, "print exactly one JSON object with the verdict, statistics and trace")
+	f.trail = fs.String("trail", "", "write the counterexample to this trail `FILE` (replay it with mcvm replay)")
+	f.progress = fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
+	f.noProgress = fs.Bool("no-progress", false, "never print progress lines")
+}
+
+// options returns the explorer options the flags ask for.
+func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
+	opts := explorer.Options{Continue: *f.cont, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
+	switch *f.search {
 	case "dfs":
 	case "bfs":
 		opts.Order = explorer.BFS
 	default:
-		return fail(stderr, "check", fmt.Errorf("--search: want dfs or bfs, got %q", *search))
+		return opts, fmt.Errorf("--search: want dfs or bfs, got %q", *f.search)
 	}
-	if *maxStates < 0 || *maxDepth < 0 || *timeLimit < 0 {
-		return fail(stderr, "check", fmt.Errorf("limits must not be negative"))
+	if *f.maxStates < 0 || *f.maxDepth < 0 || *f.timeLimit < 0 {
+		return opts, fmt.Errorf("limits must not be negative")
 	}
-	if opts.MemoryLimit, err = parseMemoryLimit(*memLimit); err != nil {
+	var err error
+	if opts.MemoryLimit, err = parseMemoryLimit(*f.memLimit); err != nil {
+		return opts, err
+	}
+	if (*f.progress || isTerminal(os.Stderr)) && !*f.noProgress {
+		opts.Progress = func(s explorer.Stats) { printProgress(stderr, s) }
+	}
+	return opts, nil
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", "MODEL", checkAbout, stdout)
+	var sf searchFlags
+	sf.register(fs)
+	var rf reductionFlags
+	rf.register(fs)
+	if done, code := parse(fs, args, stderr, 1); done {
+		return code
+	}
+	model := fs.Arg(0)
+	gran, err := sf.mf.gran()
+	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	p, err := mf.load(model)
+	ignore, err := sf.mf.ignoreUncaught()
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	opts, err := sf.options(stderr)
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	p, err := sf.mf.load(model)
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
@@ -74,41 +114,50 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
+	sf.porMode, sf.proviso = mode, opts.Proviso
 	m, err := vm.New(p, vo)
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	if (*progress || isTerminal(os.Stderr)) && !*noProgress {
-		opts.Progress = func(s explorer.Stats) { printProgress(stderr, s) }
-	}
 	res := explorer.Search(m, opts)
+	return sf.report(stdout, stderr, "check", model, p, m, opts, res, nil)
+}
 
+// report prints a search's (or certification's) outcome as check does,
+// with the script's figures if sc is set, writes the trail if asked, and
+// returns the exit code.
+func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *bytecode.Program, m *vm.Machine,
+	opts explorer.Options, res *explorer.Result, sc *scriptFigures) int {
 	var steps []explorer.Step
 	var ends []threadEnd
+	gran := m.Options().Granularity
 	if res.Fault != nil {
+		var err error
 		steps, _, err = explorer.Replay(m, res.Path)
 		if err != nil {
-			return fail(stderr, "check", fmt.Errorf("internal error: counterexample does not replay: %w", err))
+			return fail(stderr, cmd, fmt.Errorf("internal error: counterexample does not replay: %w", err))
 		}
 		ends = threadEnds(m)
-		if *trail != "" {
-			if err := writeTrail(*trail, p, vo, res.Path); err != nil {
-				return fail(stderr, "check", err)
+		if *sf.trail != "" {
+			if err := writeTrail(*sf.trail, p, m.Options(), res.Path); err != nil {
+				return fail(stderr, cmd, err)
 			}
 		}
 	}
 	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
 	rep.continued = opts.Continue
-	rep.POR = mode.String()
-	if mode != por.None {
-		rep.Proviso = opts.Proviso.Resolve(opts.Order).String()
+	rep.command = cmd
+	rep.Script = sc
+	rep.POR = sf.porMode.String()
+	if sf.porMode != por.None {
+		rep.Proviso = sf.proviso.Resolve(opts.Order).String()
 	}
-	if *jsonOut {
+	if *sf.jsonOut {
 		writeJSON(stdout, rep)
 	} else {
 		rep.print(stdout)
-		if *trail != "" && res.Fault != nil {
-			fmt.Fprintf(stdout, "trail written to %s (replay: mcvm replay %s %s)\n", *trail, *trail, model)
+		if *sf.trail != "" && res.Fault != nil {
+			fmt.Fprintf(stdout, "trail written to %s (replay: mcvm replay %s %s)\n", *sf.trail, *sf.trail, model)
 		}
 	}
 	return exitCode(res.Verdict)
@@ -204,7 +253,10 @@ type report struct {
 	BytesPerState float64     `json:"bytes_per_state"`
 	Trace         []traceStep `json:"trace"`
 	Threads       []threadEnd `json:"threads_at_end,omitempty"`
-	continued     bool        // --continue: always say how many errors
+	// Script holds the search script's figures (verify, certify).
+	Script    *scriptFigures `json:"script,omitempty"`
+	continued bool           // --continue: always say how many errors
+	command   string         // the command printed in the first line
 }
 
 type traceStep struct {
@@ -271,7 +323,11 @@ func faultMessage(p *bytecode.Program, f *vm.Fault) string {
 }
 
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "mcvm check %s\n", r.Model)
+	cmd := r.command
+	if cmd == "" {
+		cmd = "check"
+	}
+	fmt.Fprintf(w, "mcvm %s %s\n", cmd, r.Model)
 	verdict := r.Verdict
 	switch {
 	case r.Limit != "" && r.Verdict == "limit":
@@ -292,7 +348,10 @@ func (r *report) print(w io.Writer) {
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
 	}
-	if r.Verdict == "limit" {
+	if r.Script != nil {
+		r.Script.print(w)
+	}
+	if r.Verdict == "limit" && r.command != "certify" {
 		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
 		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
 	}

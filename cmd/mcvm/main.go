@@ -6,6 +6,10 @@
 //	mcvm run [flags] MODEL        execute one schedule like an ordinary VM
 //	mcvm asm [flags] FILE.mcasm   assemble to .mcb
 //	mcvm disasm FILE              print assembly for a .mcb or .mcasm file
+//	mcvm verify --script FILE MODEL  check and write a search script
+//	mcvm certify --script FILE MODEL certify with a search script
+//	mcvm partition --tasks K --script FILE -o DIR  split a script into tasks
+//	mcvm merge-fp FILE...            merge the FP maps of certified tasks
 //	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
 //	mcvm bench [flags]               run the benchmark suite, compare with JPF
 //	mcvm jpf-report [--json] FILE    parse a Java PathFinder report
@@ -47,6 +51,10 @@ func init() {
 		{"run", "execute one schedule of a program, like an ordinary VM", runRun},
 		{"asm", "assemble a .mcasm file to .mcb bytecode", runAsm},
 		{"disasm", "print the assembly of a .mcb (or .mcasm) file", runDisasm},
+		{"verify", "model check and write a search script for certification (search-carrying code)", runVerify},
+		{"certify", "certify a program with a search script: faster than checking, tamper-proof, in parallel", runCertify},
+		{"partition", "split a search script into independent certification tasks", runPartition},
+		{"merge-fp", "merge and compare the FP maps of certified tasks", runMergeFP},
 		{"replay", "replay a counterexample trail written by check --trail", runReplay},
 		{"bench", "run the benchmark suite; --compare puts Java PathFinder's figures beside mcvm's", runBench},
 		{"jpf-report", "parse the statistics and errors of a Java PathFinder report", runJPFReport},
@@ -85,7 +93,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'mcvm COMMAND --help' for a command's flags.")

@@ -13,6 +13,7 @@ var forbidden = map[string][]string{
 	"mcvm/heap":     {"mcvm/asm", "mcvm/vm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
 	"mcvm/vm":       {"mcvm/asm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
 	"mcvm/explorer": {"mcvm/asm", "mcvm/por", "mcvm/scc"},
+	"mcvm/scc":      {"mcvm/asm", "mcvm/por"},
 }
 
 // allowedExternal are the third-party modules mcvm may use (RATIONALE.md).

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const invOK = "../../testdata/conformance/invariant_ok.mcasm"
+
+func TestVerifyCertify_workflow(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "philo.scc")
+	trust := filepath.Join(dir, "philo.tscc")
+	code, out, errs := runMain("verify", "-D", "N=3", "--script", script, philoOK)
+	if code != exitOK || !strings.Contains(out, "script:") {
+		t.Fatalf("verify: exit %d\n%s%s", code, out, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"certify", "-D", "N=3", "--script", script, philoOK}, exitOK, "verdict:     ok"},
+		{[]string{"certify", "-D", "N=3", "--forget", "--script", script, philoOK}, exitOK, "fp map:      peak"},
+		{[]string{"certify", "-D", "N=3", "--tasks", "4", "--jobs", "2", "--script", script, philoOK}, exitOK, "tasks:       4 in 2 jobs"},
+		{[]string{"certify", "-D", "N=4", "--script", script, philoOK}, exitUsage, "another program"},
+		{[]string{"certify", "-D", "N=3", "--granularity", "instruction", "--script", script, philoOK}, exitUsage, "--granularity transition"},
+		{[]string{"certify", "-D", "N=3", "--trustful", "--script", script, philoOK}, exitUsage, "drop --trustful"},
+		{[]string{"certify", "-D", "N=3", philoOK}, exitUsage, "exactly one"},
+		{[]string{"verify", "-D", "N=3", "--search", "bfs", "--script", script, philoOK}, exitUsage, "depth-first"},
+		{[]string{"verify", "-D", "N=3", "--trustful-script", trust, philoOK}, exitOK, "trustful script"},
+		{[]string{"certify", "-D", "N=3", "--trustful", "--script", trust, philoOK}, exitOK, "verdict:     ok"},
+		{[]string{"certify", "-D", "N=3", "--script", trust, philoOK}, exitUsage, "with --trustful"},
+		{[]string{"verify", "-D", "N=3", "--script", script, philo}, exitViolation, "deadlock"},
+		{[]string{"certify", "-D", "N=3", "--script", script, philo}, exitViolation, "deadlock"},
+		{[]string{"verify", "--help"}, exitOK, "Usage: mcvm verify"},
+		{[]string{"certify", "--help"}, exitOK, "Usage: mcvm certify"},
+		{[]string{"partition", "--help"}, exitOK, "Usage: mcvm partition"},
+		{[]string{"merge-fp", "--help"}, exitOK, "Usage: mcvm merge-fp"},
+	} {
+		code, out, errs := runMain(tc.args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("mcvm %s: exit %d (want %d), output lacks %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out, errs)
+		}
+	}
+	// A damaged script is a discrepancy.
+	data, _ := os.ReadFile(script)
+	os.WriteFile(script, data[:len(data)-3], 0o644)
+	if code, _, errs := runMain("certify", "-D", "N=3", "--script", script, philoOK); code != exitUsage || !strings.Contains(errs, "certification failed") {
+		t.Errorf("certify with a truncated script: exit %d, %s", code, errs)
+	}
+}
+
+func TestCertify_json(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s")
+	if code, _, errs := runMain("verify", "-D", "N=3", "--script", script, philoOK); code != exitOK {
+		t.Fatal(errs)
+	}
+	code, out, _ := runMain("certify", "--json", "--forget", "-D", "N=3", "--script", script, philoOK)
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var r struct {
+		Verdict     string         `json:"verdict"`
+		States      int64          `json:"states"`
+		Transitions int64          `json:"transitions"`
+		Script      map[string]any `json:"script"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != "ok" || r.States != 232 || r.Transitions != 651 {
+		t.Errorf("certify --json = %+v, want ok 232 651", r)
+	}
+	for _, k := range []string{"entries", "bytes", "compression_ratio", "bytes_per_transition", "peak_fp_entries"} {
+		if _, ok := r.Script[k]; !ok {
+			t.Errorf("JSON script object lacks %q", k)
+		}
+	}
+}
+
+func TestPartition_processes(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s")
+	if code, _, errs := runMain("verify", "-D", "N=3", "--script", script, philoOK); code != exitOK {
+		t.Fatal(errs)
+	}
+	tasks := filepath.Join(dir, "tasks")
+	if code, out, errs := runMain("partition", "--tasks", "3", "--script", script, "-o", tasks); code != exitOK {
+		t.Fatalf("partition: %s%s", out, errs)
+	}
+	var fps []string
+	for i := 1; i <= 3; i++ {
+		task := filepath.Join(tasks, "task-"+string(rune('0'+i)))
+		if code, out, errs := runMain("certify", "-D", "N=3", "--task", task, philoOK); code != exitOK {
+			t.Fatalf("certify --task %s: %s%s", task, out, errs)
+		}
+		fps = append(fps, task+".fp")
+	}
+	code, out, errs := runMain(append([]string{"merge-fp"}, fps...)...)
+	if code != exitOK || !strings.Contains(out, "232, 651 transitions") {
+		t.Errorf("merge-fp: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runMain("merge-fp", fps[0], fps[2]); code != exitUsage || !strings.Contains(errs, "missing") {
+		t.Errorf("merge-fp without task 2: exit %d %s", code, errs)
+	}
+}
+
+func TestCertify_extraProperties(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s")
+	if code, _, errs := runMain("verify", "--script", script, invOK); code != exitOK {
+		t.Fatal(errs)
+	}
+	props := "testdata/props.mcasm"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--properties", props}, exitOK, "verdict:     ok"},
+		{[]string{"--properties", props, "--invariant", "P.atMostOne"}, exitViolation, "invariant P.atMostOne violated"},
+		{[]string{"--invariant", "I.atMostTwo"}, exitOK, "verdict:     ok"},
+		{[]string{"--invariant", "P.atMostOne"}, exitUsage, "no method"},
+		{[]string{"--properties", props, "--next-invariant", "P.positive:P.positive"}, exitOK, "verdict:     ok"},
+		{[]string{"--properties", props, "--next-invariant", "P.isZero:P.isZero"}, exitViolation, "next-invariant P.isZero:P.isZero violated"},
+	} {
+		args := append(append([]string{"certify", "--script", script}, tc.args...), invOK)
+		code, out, errs := runMain(args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("mcvm %s: exit %d (want %d), output lacks %q:\n%s%s", strings.Join(args, " "), code, tc.code, tc.want, out, errs)
+		}
+	}
+}

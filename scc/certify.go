@@ -1,0 +1,719 @@
+// Certifier: follows a search script (Algorithm 3.1) and checks it on the fly.
+
+package scc
+
+import (
+	"fmt"
+	bits2 "math/bits"
+	"runtime/metrics"
+	"slices"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+// Options configures a certification. The zero value certifies with a full
+// FP map, stopping at the first property violation, without limits.
+type Options struct {
+	Forget   bool // drop FP entries after their last-use mark (full scripts)
+	Continue bool // follow the whole script after a violation and count them all
+	// MaxStates, MaxDepth and TimeLimit end certification with
+	// VerdictLimit (not a pass) when reached; zero means no limit.
+	MaxStates int
+	MaxDepth  int
+	TimeLimit time.Duration
+	// MemoryLimit, in bytes, ends certification with VerdictLimit when the
+	// Go runtime has mapped more; zero means no limit.
+	MemoryLimit int64
+	// Progress, if set, is called about every 5 seconds.
+	Progress func(explorer.Stats)
+	// Digest is the program digest the script must carry; 0 means the
+	// digest of the machine's program. (With extra properties linked in,
+	// the machine runs a larger program than the one verified.)
+	Digest uint64
+	// Extra, if set, is a machine for the same program whose invariants
+	// are checked in every state reached in addition to the program's own.
+	// Unlike the program's own invariants a violation of them does not cut
+	// the state off: the script still describes its transitions.
+	Extra *vm.Machine
+	// Next are invariants over consecutive states (full scripts only).
+	Next []NextInvariant
+	// OnState and OnTransition, if set, see every state introduced (with
+	// its fingerprint) and every transition executed (the fingerprints of
+	// its ends; to is 0 when it faulted). Tests measure coverage with them.
+	OnState      func(id int32, fp uint64)
+	OnTransition func(from uint64, tr vm.Trans, to uint64)
+}
+
+// NextInvariant is an invariant over consecutive states: in every
+// transition from a state where Pre holds, Post holds in the state
+// reached. Pre and Post are machines for the program whose only invariant
+// is the method in question.
+type NextInvariant struct {
+	Name      string
+	Pre, Post *vm.Machine
+}
+
+// Result is the outcome of a certification: the verdict and figures a
+// search would report, plus the script's.
+type Result struct {
+	explorer.Result
+	Entries int64 // entries followed (init path included)
+	InitLen int   // tasks: transitions of the init path
+	PeakFP  int64 // most FP entries held at once
+	FP      *FPMap
+}
+
+type frame struct {
+	id         int32
+	fp         uint64
+	start, end int32 // its transitions: c.trans[start:end]
+	left       int32 // how many of them are unexplored
+	snap       bool
+	parentSnap int32
+	via        vm.Trans
+	transAt    int64 // transition entries followed when it was introduced
+	pre        uint64
+}
+
+type certifier struct {
+	m      *vm.Machine
+	s      *Script
+	opts   Options
+	task   bool
+	trust  bool
+	stack  []frame
+	trans  []vm.Trans
+	where  []int32 // per transition: method, pc
+	done   []bool
+	snaps  []*vm.Snapshot
+	loaded int // the stack level whose state the machine holds, or -1
+	enc    []byte
+
+	dense    []uint64 // FP map by ID: full scripts without --forget
+	tfp      []uint64 // tasks split in this process: FP map by ID below the script's state count
+	thave    []uint64 // bitset: which of tfp are set
+	tn       int64
+	sparse   map[int32]uint64 // the rest of the FP map (--forget, task files)
+	defined  map[int32]bool   // tasks: IDs explored here
+	marked   []uint64         // bitset of IDs whose last-use mark was seen
+	nmarked  int64
+	highest  int32
+	ref0     bool
+	initPath []vm.Trans
+
+	res          Result
+	pos          int64
+	stopped      bool
+	start        time.Time
+	lastProgress time.Time
+}
+
+var memSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+
+// memoryInUse returns the memory the Go runtime has mapped, in bytes.
+func memoryInUse() int64 {
+	metrics.Read(memSample)
+	if memSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(memSample[0].Value.Uint64())
+}
+
+// Certify follows script s on machine m (Algorithm 3.1; for trustful
+// scripts, a perfect search without fingerprints) and checks the program's
+// properties in every state. It returns a *Discrepancy when the script does
+// not describe the program's reachability graph, an error wrapping
+// ErrMismatch when it belongs to another program or options, and otherwise
+// the verdict and figures. A VerdictOK result means every state and every
+// transition of the reachability graph (for trustful scripts, every state)
+// was checked.
+func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
+	digest := opts.Digest
+	if digest == 0 {
+		digest = bytecode.Digest(m.Program())
+	}
+	if err := s.Match(digest, m.Options().Granularity.String()); err != nil {
+		return nil, err
+	}
+	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}
+	c.lastProgress = c.start
+	if c.trust && len(opts.Next) > 0 {
+		return nil, fmt.Errorf("invariants over consecutive states need a tamper-proof script: a trustful one does not cover every transition")
+	}
+	if c.task || opts.Forget || c.trust {
+		c.sparse = make(map[int32]uint64)
+	}
+	if c.task {
+		c.defined = make(map[int32]bool)
+		if v := s.view; v != nil && !c.trust {
+			n := len(v.all) + 1 // more than the number of states
+			c.tfp, c.thave = make([]uint64, n), make([]uint64, n/64+1)
+		}
+	} else if !c.trust && !opts.Forget {
+		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body))+1))
+	}
+	err := c.run()
+	st := &c.res.Stats
+	st.Elapsed = time.Since(c.start)
+	switch {
+	case c.res.Fault != nil:
+		c.res.Verdict = explorer.VerdictOf(c.res.Fault.Kind)
+	case c.res.Limit != "":
+		c.res.Verdict = explorer.VerdictLimit
+	}
+	if err != nil {
+		return &c.res, err
+	}
+	if c.task {
+		c.res.FP = c.fpMap()
+	}
+	return &c.res, nil
+}
+
+func (c *certifier) fpGet(id int32) (uint64, bool) {
+	if c.dense != nil {
+		if int(id) < len(c.dense) {
+			return c.dense[id], true
+		}
+		return 0, false
+	}
+	if int(id) < len(c.tfp) {
+		if c.thave[id>>6]&(1<<(id&63)) != 0 {
+			return c.tfp[id], true
+		}
+		return 0, false
+	}
+	fp, ok := c.sparse[id]
+	return fp, ok
+}
+
+func (c *certifier) fpSet(id int32, fp uint64) {
+	switch {
+	case c.dense != nil:
+		c.dense = append(c.dense, fp) // ids arrive in order
+	case int(id) < len(c.tfp):
+		if c.thave[id>>6]&(1<<(id&63)) == 0 {
+			c.thave[id>>6] |= 1 << (id & 63)
+			c.tn++
+		}
+		c.tfp[id] = fp
+	default:
+		c.sparse[id] = fp
+	}
+	if n := c.fpLen(); n > c.res.PeakFP {
+		c.res.PeakFP = n
+	}
+}
+
+func (c *certifier) fpLen() int64 {
+	if c.dense != nil {
+		return int64(len(c.dense))
+	}
+	return int64(len(c.sparse)) + c.tn
+}
+
+// fpIDs returns the IDs in the FP map, ascending.
+func (c *certifier) fpIDs() []int32 {
+	ids := make([]int32, 0, c.fpLen())
+	for w, bits := range c.thave {
+		for ; bits != 0; bits &= bits - 1 {
+			ids = append(ids, int32(w<<6+bits2.TrailingZeros64(bits)))
+		}
+	}
+	for id := range c.sparse {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// mark notes the last-use mark of id; it reports false if id had one.
+func (c *certifier) mark(id int32) bool {
+	w := int(id >> 6)
+	for len(c.marked) <= w {
+		c.marked = append(c.marked, 0)
+	}
+	if c.marked[w]&(1<<(id&63)) != 0 {
+		return false
+	}
+	c.marked[w] |= 1 << (id & 63)
+	c.nmarked++
+	return true
+}
+
+func (c *certifier) isMarked(id int32) bool {
+	w := int(id >> 6)
+	return w < len(c.marked) && c.marked[w]&(1<<(id&63)) != 0
+}
+
+// fingerprint encodes the machine's state (into c.enc) and hashes it.
+func (c *certifier) fingerprint() uint64 {
+	c.enc = c.m.Encode(c.enc[:0])
+	return xxhash.Sum64(c.enc)
+}
+
+// record notes a property violation; path is the way to it.
+func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
+	c.res.Stats.Errors++
+	if c.res.Fault == nil {
+		cp := *f
+		c.res.Fault = &cp
+		p := append([]vm.Trans(nil), c.initPath...)
+		for i := 1; i < len(c.stack); i++ {
+			p = append(p, c.stack[i].via)
+		}
+		if last != nil {
+			p = append(p, *last)
+		}
+		c.res.Path = p
+	}
+	if !c.opts.Continue {
+		c.stopped = true
+	}
+}
+
+// enter checks the properties of the state the machine holds, just
+// reached (by via, unless it is the start), and pushes it.
+func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
+	if c.opts.OnState != nil {
+		if c.trust { // fingerprints only for the observer
+			fp = c.fingerprint()
+		}
+		c.opts.OnState(id, fp)
+	}
+	level := len(c.stack)
+	start := int32(len(c.trans))
+	f := frame{id: id, fp: fp, start: start, end: start, via: via, transAt: c.res.Stats.Transitions, parentSnap: -1}
+	c.stack = append(c.stack, f)
+	if level > c.res.Stats.MaxDepth {
+		c.res.Stats.MaxDepth = level
+	}
+	top := &c.stack[level]
+	if c.opts.Extra != nil || len(c.opts.Next) > 0 {
+		if c.trust { // no fingerprint was computed
+			c.enc = c.m.Encode(c.enc[:0])
+		}
+		enc := c.enc
+		if c.opts.Extra != nil {
+			c.opts.Extra.Decode(enc)
+			if fault := c.opts.Extra.CheckInvariants(); fault != nil {
+				c.record(fault, nil)
+			}
+		}
+		for i, n := range c.opts.Next {
+			n.Pre.Decode(enc)
+			if n.Pre.CheckInvariants() == nil {
+				top.pre |= 1 << i
+			}
+		}
+	}
+	if fault := c.m.CheckInvariants(); fault != nil {
+		c.record(fault, nil)
+		return
+	}
+	c.trans = c.m.Enabled(c.trans)
+	top.end = int32(len(c.trans))
+	if top.end == start && c.m.Alive() {
+		c.record(deadlockFault(), nil)
+		return
+	}
+	for i := start; i < top.end; i++ {
+		meth, pc := c.m.Where(c.trans[i].Thread)
+		c.where = append(c.where, meth, pc)
+		c.done = append(c.done, false)
+	}
+	top.left = top.end - start
+	c.loaded = level
+	if level > 0 {
+		below := &c.stack[level-1]
+		top.parentSnap = below.parentSnap
+		if below.snap {
+			top.parentSnap = int32(level - 1)
+		}
+	}
+	if top.left >= 2 {
+		for len(c.snaps) <= level {
+			c.snaps = append(c.snaps, new(vm.Snapshot))
+		}
+		var parent *vm.Snapshot
+		if top.parentSnap >= 0 {
+			parent = c.snaps[top.parentSnap]
+		}
+		c.m.Save(c.snaps[level], parent)
+		top.snap = true
+	}
+}
+
+func deadlockFault() *vm.Fault {
+	return &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}
+}
+
+// describe formats a transition for messages.
+func (c *certifier) describe(tr vm.Trans, in bytecode.Instr) string {
+	s := fmt.Sprintf("thread %d %s", tr.Thread, bytecode.FormatInstr(c.m.Program(), in))
+	if in.Op == bytecode.OpInvalid {
+		s = fmt.Sprintf("thread %d (no instruction)", tr.Thread)
+	}
+	if tr.Choice != 0 {
+		s += fmt.Sprintf(" choice %d", tr.Choice)
+	}
+	return s
+}
+
+func (c *certifier) instrAt(meth, pc int32) bytecode.Instr {
+	p := c.m.Program()
+	if meth < 0 || int(meth) >= len(p.Methods) || pc < 0 || int(pc) >= len(p.Methods[meth].Code) {
+		return bytecode.Instr{}
+	}
+	return p.Methods[meth].Code[pc]
+}
+
+func (c *certifier) run() (err error) {
+	m := c.m
+	m.Init()
+	var fp uint64
+	if !c.trust {
+		fp = c.fingerprint()
+	}
+	root := int32(0)
+	// A task starts with its init path: productive transitions of other
+	// tasks' regions, whose states are only compared, not explored.
+	if c.task {
+		root = c.s.Root
+		var init []Entry
+		if c.s.view != nil {
+			init = c.s.view.init
+		} else if init, err = DecodeEntries(c.s.Init, nil, 0, c.s.InitEntries); err != nil {
+			return err
+		}
+		if int64(len(init)) != c.s.InitEntries {
+			return corrupt(-1, "the init path has %d entries, the header says %d", len(init), c.s.InitEntries)
+		}
+		if !c.trust {
+			c.fpSet(0, fp)
+		}
+		var buf []vm.Trans
+		for i, e := range init {
+			if e.Op != OpNew {
+				return corrupt(-1, "init path entry %d is a %s entry", i, e.Op)
+			}
+			buf = m.Enabled(buf[:0])
+			tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
+			ok := false
+			for _, t := range buf {
+				if t == tr {
+					ok = c.instrAt(m.Where(tr.Thread)) == e.Instr
+				}
+			}
+			if !ok {
+				return discrepancy(NotEnabled, -1, "init path entry %d: %s is not a transition of state %d", i, c.describe(tr, e.Instr), c.prevInit(init, i))
+			}
+			if f := m.Step(tr); f != nil {
+				return discrepancy(FaultMismatch, -1, "init path entry %d: %s faults (%s)", i, c.describe(tr, e.Instr), f.Msg)
+			}
+			c.initPath = append(c.initPath, tr)
+			c.res.Stats.Instructions += int64(m.Executed())
+			if !c.trust {
+				fp = c.fingerprint()
+				if err := c.compare(e.ID, fp, -1); err != nil {
+					return err
+				}
+			}
+		}
+		c.res.InitLen = len(init)
+		c.res.Entries += int64(len(init))
+		if n := len(init); (n == 0 && root != 0) || (n > 0 && init[n-1].ID != root) {
+			return corrupt(-1, "the init path does not lead to the task's root state %d", root)
+		}
+		c.defined[root] = true
+	}
+	c.highest = root
+	if !c.trust {
+		c.fpSet(root, fp)
+	}
+	c.res.Stats.States = 1
+	c.enter(root, fp, vm.Trans{})
+	if c.stopped {
+		return nil
+	}
+	if v := c.s.view; v != nil {
+		for i := range v.idx {
+			e := v.entry(i)
+			c.res.Entries++
+			if c.pos&1023 == 0 && c.limited() {
+				return nil
+			}
+			if err := c.follow(&e); err != nil {
+				return err
+			}
+			if c.stopped || c.res.Limit != "" {
+				return nil
+			}
+			c.pos++
+		}
+		return c.end(nil)
+	}
+	dec := newCoder(root)
+	dec.idr = c.s.IDs
+	body := c.s.Body
+	var e Entry
+	for off := 0; off < len(body); c.pos++ {
+		n, err := dec.decodeEntry(body, off, &e)
+		if err != nil {
+			if off+1 >= len(body) || err != errEntry {
+				return discrepancy(Truncated, c.pos, "the script ends inside an entry")
+			}
+			return corrupt(c.pos, "bad bytes at payload offset %d", off)
+		}
+		off = n
+		c.res.Entries++
+		if c.pos&1023 == 0 && c.limited() {
+			return nil
+		}
+		if err := c.follow(&e); err != nil {
+			return err
+		}
+		if c.stopped || c.res.Limit != "" {
+			return nil
+		}
+	}
+	return c.end(&dec)
+}
+
+// end checks the state of things when the script has been followed to its
+// end.
+func (c *certifier) end(dec *coder) error {
+	if c.pos != c.s.Entries {
+		return corrupt(-1, "the body has %d entries, the header says %d", c.pos, c.s.Entries)
+	}
+	if dec != nil && dec.idOff != len(dec.idr) {
+		return corrupt(-1, "%d bytes left over in the ID column", len(dec.idr)-dec.idOff)
+	}
+	if len(c.stack) > 0 {
+		if !c.s.Complete() && c.res.Stats.Errors > 0 {
+			return nil // the verification stopped at an error, and the certifier found one too
+		}
+		return discrepancy(Truncated, c.pos, "the script ends with %d states on the stack, state %d not fully explored", len(c.stack), c.stack[len(c.stack)-1].id)
+	}
+	if c.task || c.trust {
+		return nil
+	}
+	states := int64(c.highest) + 1
+	if int64(len(c.s.Subgraph)) != states {
+		return discrepancy(Subgraphs, -1, "the Subgraphs list has %d entries for %d states", len(c.s.Subgraph), states)
+	}
+	if want := states - 1; c.ref0 {
+		want++
+		if c.nmarked != want {
+			return discrepancy(Marks, -1, "%d of %d state IDs have a last-use mark", c.nmarked, want)
+		}
+	} else if c.nmarked != want {
+		return discrepancy(Marks, -1, "%d of %d state IDs have a last-use mark", c.nmarked, want)
+	}
+	if c.s.Complete() && c.res.Stats.Errors == 0 && (c.s.States != states || c.s.Transitions != c.res.Stats.Transitions) {
+		return discrepancy(BadHeader, -1, "the header claims %d states and %d transitions, the script has %d and %d", c.s.States, c.s.Transitions, states, c.res.Stats.Transitions)
+	}
+	return nil
+}
+
+func (c *certifier) prevInit(init []Entry, i int) int32 {
+	if i == 0 {
+		return 0
+	}
+	return init[i-1].ID
+}
+
+// limited checks the limits (every 1024 entries); it returns true when
+// certification must stop.
+func (c *certifier) limited() bool {
+	o := &c.opts
+	if o.Progress != nil && time.Since(c.lastProgress) >= 5*time.Second {
+		c.lastProgress = time.Now()
+		st := c.res.Stats
+		st.Elapsed = time.Since(c.start)
+		o.Progress(st)
+	}
+	switch {
+	case o.MemoryLimit > 0 && c.pos&(1<<14-1) == 0 && memoryInUse() > o.MemoryLimit:
+		c.res.Limit = "memory"
+	case o.MaxStates > 0 && c.res.Stats.States >= int64(o.MaxStates):
+		c.res.Limit = "states"
+	case o.TimeLimit > 0 && time.Since(c.start) >= o.TimeLimit:
+		c.res.Limit = "time"
+	case o.MaxDepth > 0 && c.res.Stats.MaxDepth > o.MaxDepth:
+		c.res.Limit = "depth"
+	}
+	return c.res.Limit != ""
+}
+
+// compare checks that id maps to fp, adding it if it is not mapped yet
+// (tasks: a state of another task's region).
+func (c *certifier) compare(id int32, fp uint64, pos int64) error {
+	old, ok := c.fpGet(id)
+	if !ok {
+		if !c.task {
+			return discrepancy(BadID, pos, "state %d is not in the FP map", id)
+		}
+		c.fpSet(id, fp)
+		return nil
+	}
+	if old != fp {
+		return discrepancy(FPMismatch, pos, "state %d has fingerprint %016x here and %016x where it was introduced", id, fp, old)
+	}
+	return nil
+}
+
+// follow carries out one entry.
+func (c *certifier) follow(e *Entry) error {
+	pos := c.pos
+	if len(c.stack) == 0 {
+		return discrepancy(Extra, pos, "a %s entry after the search left its start state", e.Op)
+	}
+	level := len(c.stack) - 1
+	top := &c.stack[level]
+	if e.Op == OpBacktrack {
+		if top.left > 0 && !c.trust {
+			for i := top.start; i < top.end; i++ {
+				if !c.done[i] {
+					return discrepancy(Unexplored, pos, "backtrack from state %d, which has %d unexplored transitions (e.g. %s)",
+						top.id, top.left, c.describe(c.trans[i], c.instrAt(c.where[2*i], c.where[2*i+1])))
+				}
+			}
+		}
+		if !c.task && c.s.Subgraph != nil {
+			size := c.res.Stats.Transitions - top.transAt
+			if int(top.id) >= len(c.s.Subgraph) || c.s.Subgraph[top.id] != size {
+				got := int64(-1)
+				if int(top.id) < len(c.s.Subgraph) {
+					got = c.s.Subgraph[top.id]
+				}
+				return discrepancy(Subgraphs, pos, "the region rooted at state %d has %d transitions, the Subgraphs list says %d", top.id, size, got)
+			}
+		}
+		c.trans, c.done, c.where = c.trans[:top.start], c.done[:top.start], c.where[:2*top.start]
+		c.stack = c.stack[:level]
+		if c.loaded >= level {
+			c.loaded = -1
+		}
+		return nil
+	}
+	if c.trust && e.Op == OpOld {
+		return corrupt(pos, "a trustful script has no transitions to visited states")
+	}
+	tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
+	j := int32(-1)
+	for i := top.start; i < top.end; i++ {
+		if c.trans[i] == tr && c.instrAt(c.where[2*i], c.where[2*i+1]) == e.Instr {
+			j = i
+			break
+		}
+	}
+	if j < 0 {
+		why := ""
+		if top.end == top.start {
+			why = " (it has no transitions: it ends the program or violates a property)"
+		}
+		return discrepancy(NotEnabled, pos, "%s is not a transition of state %d%s", c.describe(tr, e.Instr), top.id, why)
+	}
+	if c.done[j] {
+		return discrepancy(Duplicate, pos, "%s from state %d was explored already", c.describe(tr, e.Instr), top.id)
+	}
+	c.done[j] = true
+	top.left--
+	if c.loaded != level {
+		if !top.snap {
+			return fmt.Errorf("internal error: state %d is not held and has no snapshot", top.id)
+		}
+		c.m.Restore(c.snaps[level])
+	}
+	c.loaded = -1
+	f := c.m.Step(tr)
+	c.res.Stats.Transitions++
+	c.res.Stats.Instructions += int64(c.m.Executed())
+	if f != nil {
+		if e.Op != OpFault {
+			return discrepancy(FaultMismatch, pos, "%s from state %d faults (%s), the script says it reaches state %d", c.describe(tr, e.Instr), top.id, f.Msg, e.ID)
+		}
+		if c.opts.OnTransition != nil {
+			c.opts.OnTransition(top.fp, tr, 0)
+		}
+		c.record(f, &tr)
+		return nil
+	}
+	if e.Op == OpFault {
+		return discrepancy(FaultMismatch, pos, "the script says %s from state %d faults, it does not", c.describe(tr, e.Instr), top.id)
+	}
+	var fp uint64
+	if !c.trust {
+		fp = c.fingerprint()
+	}
+	if c.opts.OnTransition != nil {
+		c.opts.OnTransition(top.fp, tr, fp)
+	}
+	if len(c.opts.Next) > 0 {
+		for i, n := range c.opts.Next {
+			if top.pre&(1<<i) == 0 {
+				continue
+			}
+			n.Post.Decode(c.enc)
+			if pf := n.Post.CheckInvariants(); pf != nil {
+				c.record(&vm.Fault{Kind: vm.FaultInvariant, Thread: tr.Thread, Method: -1, PC: -1, Class: -1,
+					Msg: fmt.Sprintf("next-invariant %s violated: %s", n.Name, pf.Msg)}, &tr)
+				if c.stopped {
+					return nil
+				}
+			}
+		}
+	}
+	if e.Op == OpOld {
+		if !c.task && e.ID > c.highest {
+			return discrepancy(BadID, pos, "%s from state %d: the script says it reaches state %d, which it has not introduced (highest is %d)", c.describe(tr, e.Instr), top.id, e.ID, c.highest)
+		}
+		if !c.task && c.isMarked(e.ID) {
+			return discrepancy(Forgotten, pos, "state %d is referred to after its last-use mark", e.ID)
+		}
+		if err := c.compare(e.ID, fp, pos); err != nil {
+			return err
+		}
+		if e.ID == 0 {
+			c.ref0 = true
+		}
+		if e.Last && !c.task {
+			c.mark(e.ID)
+			if c.opts.Forget {
+				delete(c.sparse, e.ID)
+			}
+		}
+		c.res.Stats.Revisits++
+		return nil
+	}
+	// A new state.
+	if !c.task && e.ID != c.highest+1 {
+		return discrepancy(BadID, pos, "a new state must have ID %d, the script gives %d", c.highest+1, e.ID)
+	}
+	if !c.trust {
+		if c.task {
+			if c.defined[e.ID] {
+				return discrepancy(BadID, pos, "state %d is introduced twice", e.ID)
+			}
+			c.defined[e.ID] = true
+			if err := c.compare(e.ID, fp, pos); err != nil {
+				return err
+			}
+		} else if !(c.opts.Forget && e.Last) {
+			c.fpSet(e.ID, fp)
+		}
+		if e.Last && !c.task {
+			c.mark(e.ID)
+		}
+	}
+	c.highest = e.ID
+	c.res.Stats.States++
+	c.enter(e.ID, fp, tr)
+	return nil
+}

@@ -1,0 +1,241 @@
+// FP maps of certified tasks: their file format and the merge that checks them together.
+
+package scc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"mcvm/explorer"
+)
+
+// FPMap is what certifying one task leaves behind: for every state ID it
+// met, the fingerprint and whether the task explored it (defined) or only
+// reached it (a state of another region, or of its init path), with the
+// task's figures.
+//
+// File format: "MCVMFPM\n" version:uvarint digest:u64le trustful task tasks root
+// states transitions revisits errors instructions (uvarints) verdict:str
+// count:uvarint then count times (idDelta:uvarint fp:u64le defined:byte),
+// IDs ascending.
+type FPMap struct {
+	Digest       uint64
+	Trustful     bool // a trustful task: no fingerprints, figures only
+	Task, Tasks  int
+	Root         int32
+	States       int64
+	Transitions  int64
+	Revisits     int64
+	Errors       int64
+	Instructions int64
+	Verdict      string
+	IDs          []int32
+	FPs          []uint64
+	Defined      []bool
+}
+
+const fpMagic = "MCVMFPM\n"
+
+func (c *certifier) fpMap() *FPMap {
+	st := c.res.Stats
+	fm := &FPMap{Digest: c.s.Digest, Trustful: c.trust, Task: c.s.Task, Tasks: c.s.Tasks, Root: c.s.Root,
+		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, Errors: st.Errors,
+		Instructions: st.Instructions, Verdict: c.res.Verdict.String()}
+	if c.trust {
+		return fm // figures only
+	}
+	fm.IDs = c.fpIDs()
+	fm.FPs = make([]uint64, len(fm.IDs))
+	fm.Defined = make([]bool, len(fm.IDs))
+	for i, id := range fm.IDs {
+		fm.FPs[i], _ = c.fpGet(id)
+		fm.Defined[i] = c.defined[id]
+	}
+	return fm
+}
+
+// EncodeFPMap serialises m.
+func EncodeFPMap(m *FPMap) []byte {
+	b := []byte(fpMagic)
+	b = binary.AppendUvarint(b, FormatVersion)
+	b = binary.LittleEndian.AppendUint64(b, m.Digest)
+	trust := int64(0)
+	if m.Trustful {
+		trust = 1
+	}
+	for _, x := range []int64{trust, int64(m.Task), int64(m.Tasks), int64(m.Root), m.States, m.Transitions, m.Revisits, m.Errors, m.Instructions} {
+		b = binary.AppendUvarint(b, uint64(x))
+	}
+	b = appendStr(b, m.Verdict)
+	b = binary.AppendUvarint(b, uint64(len(m.IDs)))
+	prev := int64(-1)
+	for i, id := range m.IDs {
+		b = binary.AppendUvarint(b, uint64(int64(id)-prev-1))
+		prev = int64(id)
+		b = binary.LittleEndian.AppendUint64(b, m.FPs[i])
+		if m.Defined[i] {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	return b
+}
+
+// ReadFPMap parses an FP map file; it never panics.
+func ReadFPMap(data []byte) (*FPMap, error) {
+	if len(data) < len(fpMagic) || string(data[:len(fpMagic)]) != fpMagic {
+		return nil, corrupt(-1, "not an FP map (bad magic number)")
+	}
+	r := &hreader{b: data, off: len(fpMagic)}
+	if v := r.u(); r.err == nil && v != FormatVersion {
+		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d", v, FormatVersion)
+	}
+	m := &FPMap{Digest: r.u64()}
+	switch r.count() {
+	case 0:
+	case 1:
+		m.Trustful = true
+	default:
+		return nil, corrupt(-1, "bad FP map flags")
+	}
+	m.Task, m.Tasks, m.Root = int(r.count()), int(r.count()), int32(r.count())
+	m.States, m.Transitions, m.Revisits, m.Errors, m.Instructions = r.count(), r.count(), r.count(), r.count(), r.count()
+	m.Verdict = r.str()
+	n := r.count()
+	if r.err != nil {
+		return nil, r.err
+	}
+	if n > int64(len(data)-r.off)/10 {
+		return nil, corrupt(-1, "the FP map announces %d entries, the file has room for at most %d", n, (len(data)-r.off)/10)
+	}
+	prev := int64(-1)
+	for i := int64(0); i < n; i++ {
+		d := r.u()
+		fp := r.u64()
+		def := r.byte()
+		if r.err != nil {
+			return nil, r.err
+		}
+		id := prev + 1 + int64(d)
+		if d >= 1<<31 || id >= 1<<31 || def > 1 {
+			return nil, corrupt(-1, "bad FP map entry %d", i)
+		}
+		prev = id
+		m.IDs = append(m.IDs, int32(id))
+		m.FPs = append(m.FPs, fp)
+		m.Defined = append(m.Defined, def == 1)
+	}
+	if r.off != len(data) {
+		return nil, corrupt(-1, "%d bytes after the FP map", len(data)-r.off)
+	}
+	return m, nil
+}
+
+// MergeResult is the outcome of merging the FP maps of all tasks.
+type MergeResult struct {
+	Verdict      string
+	States       int64 // IDs explored by some task
+	Transitions  int64
+	Revisits     int64
+	Errors       int64
+	Instructions int64
+	Comparisons  int64 // fingerprint comparisons made
+}
+
+// Merge checks the FP maps of all k tasks of one partition together: every
+// ID maps to one fingerprint in all of them, is explored by exactly one
+// task, every ID reached is explored by some task, and so is the initial
+// state (ID 0). Only then do the tasks together cover the reachability
+// graph. It returns a *Discrepancy when they do not.
+func Merge(maps []*FPMap) (*MergeResult, error) {
+	if len(maps) == 0 {
+		return nil, fmt.Errorf("no FP maps to merge")
+	}
+	k := maps[0].Tasks
+	seen := make([]bool, k+1)
+	for _, m := range maps {
+		if m.Digest != maps[0].Digest || m.Tasks != k || m.Trustful != maps[0].Trustful {
+			return nil, fmt.Errorf("%w: the FP maps come from different programs or partitions (task %d of %d, digest %016x; task %d of %d, digest %016x)",
+				ErrMismatch, maps[0].Task, k, maps[0].Digest, m.Task, m.Tasks, m.Digest)
+		}
+		if m.Task < 1 || m.Task > k || seen[m.Task] {
+			return nil, fmt.Errorf("task %d of %d given twice or out of range", m.Task, k)
+		}
+		seen[m.Task] = true
+	}
+	var missing []string
+	for i := 1; i <= k; i++ {
+		if !seen[i] {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, discrepancy(Undefined, -1, "the FP maps of tasks %s of %d are missing", strings.Join(missing, ", "), k)
+	}
+	type ent struct {
+		fp      uint64
+		task    int // the task it was first seen in
+		definer int // the task that explored it, or 0
+	}
+	total := 0
+	for _, m := range maps {
+		total += len(m.IDs)
+	}
+	all := make(map[int32]ent, total/2+1)
+	res := &MergeResult{Verdict: explorer.VerdictOK.String()}
+	for _, m := range maps {
+		if m.Root != 0 && !m.Trustful {
+			res.Revisits-- // the transition into the root, a visited state in its parent's task
+		}
+		res.Transitions += m.Transitions
+		res.Revisits += m.Revisits
+		res.Errors += m.Errors
+		res.Instructions += m.Instructions
+		if m.Verdict != res.Verdict && res.Verdict == explorer.VerdictOK.String() {
+			res.Verdict = m.Verdict
+		}
+		if m.Trustful {
+			res.States += m.States
+			continue
+		}
+		for i, id := range m.IDs {
+			e, ok := all[id]
+			if ok {
+				res.Comparisons++
+				if e.fp != m.FPs[i] {
+					return nil, discrepancy(FPMismatch, -1, "state %d has fingerprint %016x in task %d and %016x in task %d", id, e.fp, e.task, m.FPs[i], m.Task)
+				}
+			} else {
+				e = ent{fp: m.FPs[i], task: m.Task}
+			}
+			if m.Defined[i] {
+				if e.definer != 0 {
+					return nil, discrepancy(BadID, -1, "state %d is explored by tasks %d and %d", id, e.definer, m.Task)
+				}
+				e.definer = m.Task
+				res.States++
+			}
+			all[id] = e
+		}
+	}
+	if maps[0].Trustful {
+		return res, nil
+	}
+	if e, ok := all[0]; !ok || e.definer == 0 {
+		return nil, discrepancy(Undefined, -1, "no task explores the initial state")
+	}
+	var undef []int32
+	for id, e := range all {
+		if e.definer == 0 {
+			undef = append(undef, id)
+		}
+	}
+	if len(undef) > 0 {
+		slices.Sort(undef)
+		return nil, discrepancy(Undefined, -1, "%d states are reached but explored by no task (the first is state %d, reached in task %d)", len(undef), undef[0], all[undef[0]].task)
+	}
+	return res, nil
+}

@@ -1,0 +1,127 @@
+// Fuzzing the readers of untrusted input: scripts (and certifying with them) and FP maps.
+
+package scc_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"mcvm/scc"
+	"mcvm/vm"
+)
+
+// FuzzRead reads arbitrary bytes as a script and, when they parse,
+// certifies a small program with them: neither may panic, and a pass must
+// report the program's true figures. Seeds: real scripts of every kind
+// (and testdata/fuzz/FuzzRead).
+func FuzzRead(f *testing.F) {
+	p := assemble(f, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
+	want, full := verify(f, p, vm.GranTransition, true, false)
+	_, trustful := verify(f, p, vm.GranTransition, true, true)
+	f.Add(full)
+	f.Add(trustful)
+	s, _ := scc.Read(full)
+	part, err := scc.Split(s, 3)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, t := range part.Tasks {
+		f.Add(scc.Encode(t))
+	}
+	f.Add([]byte("MCVMSCC\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := scc.Read(data)
+		if err != nil {
+			var d *scc.Discrepancy
+			if !errors.As(err, &d) {
+				t.Fatalf("Read: error %v is not a discrepancy", err)
+			}
+			return
+		}
+		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+		res, err := scc.Certify(m, s, scc.Options{Continue: true, MaxStates: 10000})
+		if err == nil && !s.IsTask() && !s.Trustful() && res.Verdict == want.Verdict &&
+			(res.Stats.States != want.Stats.States || res.Stats.Transitions != want.Stats.Transitions) {
+			t.Fatalf("certified with %d states and %d transitions, want %d and %d", res.Stats.States, res.Stats.Transitions, want.Stats.States, want.Stats.Transitions)
+		}
+	})
+}
+
+// FuzzReadFPMap reads arbitrary bytes as an FP map; it must not panic and
+// what it reads must encode back to the same bytes.
+func FuzzReadFPMap(f *testing.F) {
+	p := assemble(f, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
+	_, full := verify(f, p, vm.GranTransition, true, false)
+	s, _ := scc.Read(full)
+	part, _ := scc.Split(s, 2)
+	for _, task := range part.Tasks {
+		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+		res, err := scc.Certify(m, task, scc.Options{Continue: true})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(scc.EncodeFPMap(res.FP))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := scc.ReadFPMap(data)
+		if err != nil {
+			return
+		}
+		if got := scc.EncodeFPMap(m); string(got) != string(data) {
+			t.Fatalf("FP map does not round-trip")
+		}
+	})
+}
+
+// TestMerge_tampered: a missing task, a changed fingerprint or a task
+// claiming another's state make the merge fail.
+func TestMerge_tampered(t *testing.T) {
+	p := assemble(t, filepath.Join(conformanceDir, "peterson.mcasm"), nil)
+	_, full := verify(t, p, vm.GranInstruction, true, false)
+	s, _ := scc.Read(full)
+	part, err := scc.Split(s, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maps []*scc.FPMap
+	for _, task := range part.Tasks {
+		res, err := scc.Certify(machine(t, p, vm.GranInstruction), task, scc.Options{Continue: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, res.FP)
+	}
+	if _, err := scc.Merge(maps); err != nil {
+		t.Fatalf("Merge = %v", err)
+	}
+	kind := func(err error) scc.DiscrepancyKind {
+		var d *scc.Discrepancy
+		if errors.As(err, &d) {
+			return d.Kind
+		}
+		return 0
+	}
+	if _, err := scc.Merge(maps[1:]); kind(err) != scc.Undefined {
+		t.Errorf("Merge without task 1 = %v, want %s", err, scc.Undefined)
+	}
+	bad := *maps[0]
+	bad.FPs = append([]uint64(nil), bad.FPs...)
+	for i := range bad.FPs {
+		if !bad.Defined[i] {
+			bad.FPs[i] ^= 1 // a state of another region
+			break
+		}
+	}
+	if _, err := scc.Merge(append([]*scc.FPMap{&bad}, maps[1:]...)); kind(err) != scc.FPMismatch {
+		t.Errorf("Merge with a changed fingerprint = %v, want %s", err, scc.FPMismatch)
+	}
+	bad = *maps[0]
+	bad.Defined = make([]bool, len(bad.Defined))
+	for i := range bad.Defined {
+		bad.Defined[i] = true // claims to explore every state it met
+	}
+	if _, err := scc.Merge(append([]*scc.FPMap{&bad}, maps[1:]...)); kind(err) != scc.BadID {
+		t.Errorf("Merge with a task claiming others' states = %v, want %s", err, scc.BadID)
+	}
+}

@@ -1,0 +1,157 @@
+// Partitions: for k in {1, 2, 10, 50, 100} the tasks together cover every state and transition (Theorems 3.2.1-3.2.2).
+
+package scc_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/scc"
+	"mcvm/vm"
+)
+
+type edge struct {
+	from uint64
+	tr   vm.Trans
+	to   uint64
+}
+
+// graph is a reachability graph by fingerprints.
+type graph struct {
+	states map[uint64]bool
+	edges  map[edge]bool
+}
+
+func newGraph() *graph { return &graph{states: map[uint64]bool{}, edges: map[edge]bool{}} }
+
+// searchGraph explores p completely and returns its graph.
+func searchGraph(t testing.TB, p *bytecode.Program, g vm.Granularity) *graph {
+	gr := newGraph()
+	var fps []uint64
+	opts := explorer.Options{Continue: true}
+	opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true }
+	opts.OnTransition = func(from int32, tr vm.Trans, _, _ int32, to int32, _ bool) {
+		e := edge{from: fps[from], tr: tr}
+		if to >= 0 {
+			e.to = fps[to]
+		}
+		gr.edges[e] = true
+	}
+	explorer.Search(machine(t, p, g), opts)
+	return gr
+}
+
+// hook makes certification options add what they cover to gr.
+func (gr *graph) hook(o *scc.Options) {
+	o.OnState = func(_ int32, fp uint64) { gr.states[fp] = true }
+	o.OnTransition = func(from uint64, tr vm.Trans, to uint64) { gr.edges[edge{from, tr, to}] = true }
+}
+
+// covers reports what of want gr lacks.
+func (gr *graph) covers(want *graph) error {
+	for s := range want.states {
+		if !gr.states[s] {
+			return fmt.Errorf("state %016x not covered (%d of %d states)", s, len(gr.states), len(want.states))
+		}
+	}
+	for e := range want.edges {
+		if !gr.edges[e] {
+			return fmt.Errorf("transition %v not covered (%d of %d transitions)", e, len(gr.edges), len(want.edges))
+		}
+	}
+	return nil
+}
+
+// certifyTasks certifies every task of a partition, adding what they cover
+// to gr, and merges their FP maps.
+func certifyTasks(t testing.TB, p *bytecode.Program, g vm.Granularity, part *scc.Partition, gr *graph) (*scc.MergeResult, error) {
+	var maps []*scc.FPMap
+	for _, task := range part.Tasks {
+		data := scc.Encode(task)
+		s, err := scc.Read(data)
+		if err != nil {
+			return nil, err
+		}
+		var o scc.Options
+		o.Continue = true
+		if gr != nil {
+			gr.hook(&o)
+		}
+		res, err := scc.Certify(machine(t, p, g), s, o)
+		if err != nil {
+			return nil, fmt.Errorf("task %d: %w", task.Task, err)
+		}
+		fm, err := scc.ReadFPMap(scc.EncodeFPMap(res.FP))
+		if err != nil {
+			return nil, err
+		}
+		maps = append(maps, fm)
+	}
+	return scc.Merge(maps)
+}
+
+func TestSplit_covers(t *testing.T) {
+	var paths []string
+	for _, name := range []string{"counter_race", "peterson", "prodcons", "notify_choice", "invariant_violated", "deadlock_locks", "join"} {
+		paths = append(paths, filepath.Join(conformanceDir, name+".mcasm"))
+	}
+	type model struct {
+		path string
+		defs map[string]int64
+	}
+	var models []model
+	for _, p := range paths {
+		models = append(models, model{p, nil})
+	}
+	if !testing.Short() {
+		models = append(models, model{filepath.Join(modelsDir, "diningphil.mcasm"), map[string]int64{"N": 2}})
+	}
+	for _, mod := range models {
+		p := assemble(t, mod.path, mod.defs)
+		g := vm.GranInstruction
+		want := searchGraph(t, p, g)
+		for _, trustful := range []bool{false, true} {
+			v, data := verify(t, p, g, true, trustful)
+			s, err := scc.Read(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []int{1, 2, 10, 50, 100} {
+				name := fmt.Sprintf("model=%s/trustful=%v/k=%d", filepath.Base(mod.path), trustful, k)
+				part, err := scc.Split(s, k)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				var total int64
+				for _, n := range part.Sizes {
+					total += n
+				}
+				if !trustful && total != v.Stats.Transitions {
+					t.Errorf("%s: tasks hold %d transitions, the script %d", name, total, v.Stats.Transitions)
+				}
+				gr := newGraph()
+				mr, err := certifyTasks(t, p, g, part, gr)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if mr.States != v.Stats.States || (!trustful && mr.Transitions != v.Stats.Transitions) || mr.Errors != v.Stats.Errors {
+					t.Errorf("%s: merged states=%d transitions=%d errors=%d, verify %d %d %d", name, mr.States, mr.Transitions, mr.Errors, v.Stats.States, v.Stats.Transitions, v.Stats.Errors)
+				}
+				if trustful {
+					if len(gr.states) != len(want.states) {
+						t.Errorf("%s: tasks cover %d states, want %d", name, len(gr.states), len(want.states))
+					}
+					continue
+				}
+				if err := gr.covers(want); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+		}
+	}
+}

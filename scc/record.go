@@ -1,0 +1,180 @@
+// Recorder: writes a search script from a depth-first search's callbacks.
+
+package scc
+
+import (
+	"errors"
+	"fmt"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+// Recorder builds a search script from explorer.Options.OnTransition and
+// OnBacktrack (Hook sets both). It keeps its own copy of the DFS stack so
+// that states the search did not expand (a property violation, a deadlock)
+// get a backtrack too: in the script every state introduced is left by
+// exactly one backtrack, unless the search stopped at an error.
+type Recorder struct {
+	prog     *bytecode.Program
+	trustful bool
+	c        coder
+	body     []byte
+	entries  int64
+	trans    int64   // transition entries written
+	stack    []int32 // state IDs on the search path
+	pushAt   []int64 // per level: trans when the state was introduced
+	sub      []int64 // per state ID: Subgraphs
+	lastOff  []int64 // per state ID: offset of the tag of its last occurrence, or -1
+	err      bool    // the callbacks did not describe a depth-first search
+}
+
+// NewRecorder starts a script for program p; trustful records only
+// productive and faulting transitions.
+func NewRecorder(p *bytecode.Program, trustful bool) *Recorder {
+	return &Recorder{prog: p, trustful: trustful, c: newCoder(0),
+		stack: []int32{0}, pushAt: []int64{0}, sub: []int64{0}, lastOff: []int64{-1}}
+}
+
+// Hook makes opts report to r.
+func (r *Recorder) Hook(opts *explorer.Options) {
+	opts.OnTransition = r.Transition
+	opts.OnBacktrack = r.Backtrack
+}
+
+// unwind backtracks until state id is on top of the stack.
+func (r *Recorder) unwind(id int32) {
+	for len(r.stack) > 0 && r.stack[len(r.stack)-1] != id {
+		r.pop()
+	}
+	if len(r.stack) == 0 {
+		r.err = true
+	}
+}
+
+func (r *Recorder) pop() {
+	n := len(r.stack) - 1
+	r.sub[r.stack[n]] = r.trans - r.pushAt[n]
+	r.stack, r.pushAt = r.stack[:n], r.pushAt[:n]
+	r.body = append(r.body, 0)
+	r.entries++
+}
+
+// Transition records one transition (explorer.Options.OnTransition).
+func (r *Recorder) Transition(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool) {
+	r.unwind(from)
+	if r.err {
+		return
+	}
+	e := Entry{Thread: tr.Thread, Choice: tr.Choice}
+	if method >= 0 && int(method) < len(r.prog.Methods) && pc >= 0 && int(pc) < len(r.prog.Methods[method].Code) {
+		e.Instr = r.prog.Methods[method].Code[pc]
+	}
+	switch {
+	case to < 0:
+		e.Op = OpFault
+	case isNew:
+		e.Op, e.ID = OpNew, to
+		if int(to) != len(r.sub) {
+			r.err = true
+			return
+		}
+	default:
+		if r.trustful {
+			return
+		}
+		e.Op, e.ID = OpOld, to
+	}
+	off := int64(len(r.body))
+	r.body = r.c.appendEntry(r.body, &e)
+	r.entries++
+	r.trans++
+	switch e.Op {
+	case OpNew:
+		r.sub = append(r.sub, 0)
+		r.lastOff = append(r.lastOff, off)
+		r.stack = append(r.stack, to)
+		r.pushAt = append(r.pushAt, r.trans)
+	case OpOld:
+		r.lastOff[to] = off
+	}
+}
+
+// Backtrack records leaving state id (explorer.Options.OnBacktrack).
+func (r *Recorder) Backtrack(id int32) {
+	r.unwind(id)
+	if !r.err {
+		r.pop()
+	}
+}
+
+// Script finishes the script. complete says the search ended by itself
+// (then every state still on the stack is backtracked from); res gives the
+// verdict and figures for the header. It returns nil if the callbacks did
+// not describe a depth-first search.
+func (r *Recorder) Script(digest uint64, gran vm.Granularity, complete, cont bool, res *explorer.Result) *Script {
+	if r.err {
+		return nil
+	}
+	if complete {
+		for len(r.stack) > 0 {
+			r.pop()
+		}
+	} else {
+		for i, id := range r.stack {
+			r.sub[id] = r.trans - r.pushAt[i]
+		}
+	}
+	if !r.trustful {
+		for _, off := range r.lastOff {
+			if off >= 0 {
+				r.body[off] |= tagLast
+			}
+		}
+	}
+	s := &Script{Body: r.body, IDs: r.c.ids, Subgraph: r.sub}
+	s.Kind = KindFull
+	if r.trustful {
+		s.Kind = KindTrustful
+	}
+	s.Digest, s.Granularity, s.POR, s.Symmetry = digest, gran.String(), "none", "none"
+	if complete {
+		s.Flags |= FlagComplete
+	}
+	if cont {
+		s.Flags |= FlagContinue
+	}
+	s.Verdict = res.Verdict.String()
+	s.States, s.Transitions, s.Entries = res.Stats.States, res.Stats.Transitions, r.entries
+	s.Subgraphs = int64(len(r.sub))
+	return s
+}
+
+// ErrIncomplete is returned by Verify when the search hit a limit, so the
+// script would not cover the reachability graph.
+var ErrIncomplete = errors.New("the search was cut off by a limit")
+
+// Verify runs a depth-first search of m's program with opts and records
+// its search script (trustful: productive transitions only). The script is
+// complete when the search ended by itself or went on after errors
+// (opts.Continue); when it stopped at its first error it ends there, and a
+// certifier reproduces that error. It fails when opts asks for BFS or the
+// search hit a limit.
+func Verify(m *vm.Machine, opts explorer.Options, trustful bool) (*explorer.Result, *Script, error) {
+	if opts.Order != explorer.DFS {
+		return nil, nil, fmt.Errorf("search scripts record depth-first searches; --search %s cannot write one", opts.Order)
+	}
+	rec := NewRecorder(m.Program(), trustful)
+	rec.Hook(&opts)
+	res := explorer.Search(m, opts)
+	if res.Limit != "" {
+		return res, nil, fmt.Errorf("%w (%s limit): no script written", ErrIncomplete, res.Limit)
+	}
+	complete := res.Fault == nil || opts.Continue
+	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, complete, opts.Continue, res)
+	if s == nil {
+		return res, nil, fmt.Errorf("internal error: the search's callbacks do not describe a depth-first search")
+	}
+	return res, s, nil
+}

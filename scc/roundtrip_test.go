@@ -1,0 +1,142 @@
+// Round trips: verify, encode, read and certify every conformance program and small benchmark model.
+
+package scc_test
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/benchmarks"
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/scc"
+	"mcvm/vm"
+)
+
+const conformanceDir = "../testdata/conformance"
+const modelsDir = "../benchmarks/models"
+
+func machine(t testing.TB, p *bytecode.Program, g vm.Granularity) *vm.Machine {
+	t.Helper()
+	m, err := vm.New(p, vm.Options{Granularity: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func assemble(t testing.TB, path string, defs map[string]int64) *bytecode.Program {
+	t.Helper()
+	p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// verify runs a verification and returns its result and encoded script.
+func verify(t testing.TB, p *bytecode.Program, g vm.Granularity, cont, trustful bool) (*explorer.Result, []byte) {
+	t.Helper()
+	res, s, err := scc.Verify(machine(t, p, g), explorer.Options{Continue: cont}, trustful)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, scc.Encode(s)
+}
+
+func certify(t testing.TB, p *bytecode.Program, g vm.Granularity, data []byte, opts scc.Options) (*scc.Result, error) {
+	t.Helper()
+	s, err := scc.Read(data)
+	if err != nil {
+		return nil, err
+	}
+	return scc.Certify(machine(t, p, g), s, opts)
+}
+
+// checkSame compares a certification with the verification it follows.
+func checkSame(t *testing.T, name string, v *explorer.Result, c *scc.Result, trustful bool) {
+	t.Helper()
+	if c.Verdict != v.Verdict || c.Stats.States != v.Stats.States || c.Stats.Errors != v.Stats.Errors {
+		t.Errorf("%s: certify = %s states=%d errors=%d, verify = %s states=%d errors=%d",
+			name, c.Verdict, c.Stats.States, c.Stats.Errors, v.Verdict, v.Stats.States, v.Stats.Errors)
+	}
+	if !trustful && (c.Stats.Transitions != v.Stats.Transitions || c.Stats.Revisits != v.Stats.Revisits) {
+		t.Errorf("%s: certify transitions=%d revisits=%d, verify %d %d", name, c.Stats.Transitions, c.Stats.Revisits, v.Stats.Transitions, v.Stats.Revisits)
+	}
+	if trustful && c.Stats.Transitions > v.Stats.Transitions {
+		t.Errorf("%s: trustful certification executed %d transitions, more than verification's %d", name, c.Stats.Transitions, v.Stats.Transitions)
+	}
+}
+
+func TestRoundTrip_conformance(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
+	if len(paths) < 40 {
+		t.Fatalf("%d conformance programs, want 40", len(paths))
+	}
+	for _, path := range paths {
+		p := assemble(t, path, nil)
+		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
+			for _, cont := range []bool{false, true} {
+				for _, trustful := range []bool{false, true} {
+					name := fmt.Sprintf("model=%s/gran=%s/continue=%v/trustful=%v", filepath.Base(path), g, cont, trustful)
+					v, data := verify(t, p, g, cont, trustful)
+					for _, forget := range []bool{false, true} {
+						c, err := certify(t, p, g, data, scc.Options{Continue: cont, Forget: forget})
+						if err != nil {
+							t.Errorf("%s: %v", name, err)
+							continue
+						}
+						checkSame(t, name, v, c, trustful)
+						if forget && c.PeakFP > v.Stats.States {
+							t.Errorf("%s: peak FP %d > states %d", name, c.PeakFP, v.Stats.States)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// smallModels returns the benchmark models with their SMALL configurations.
+func smallModels(t testing.TB) []*benchmarks.Model {
+	ms, err := benchmarks.LoadModels(modelsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*benchmarks.Model
+	for _, m := range ms {
+		if m.Small.Defines != nil || m.Small.States > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestRoundTrip_models(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, mod := range smallModels(t) {
+		if mod.Small.States > 200000 {
+			continue
+		}
+		p := assemble(t, mod.Path, mod.Small.Defines)
+		for _, trustful := range []bool{false, true} {
+			name := fmt.Sprintf("model=%s/trustful=%v", mod.Name, trustful)
+			v, data := verify(t, p, vm.GranTransition, false, trustful)
+			c, err := certify(t, p, vm.GranTransition, data, scc.Options{Forget: !trustful})
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			checkSame(t, name, v, c, trustful)
+			_, again := verify(t, p, vm.GranTransition, false, trustful)
+			if !bytes.Equal(data, again) {
+				t.Errorf("%s: two verifications wrote different scripts", name)
+			}
+		}
+	}
+}
