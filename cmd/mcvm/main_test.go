@@ -39,6 +39,7 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "-D", "N=3", "--bitstate", "20", philo}, exitViolation},
 		{[]string{"check", "--hash-compact", "--bitstate", "20", philo}, exitUsage},
 		{[]string{"check", "--bitstate", "5", philo}, exitUsage},
+		{[]string{"bench", "--hash-compact", "--bitstate", "20"}, exitUsage},
 		{[]string{"check", "--bitstate", "36", "--memory-limit", "1GiB", philo}, exitUsage},
 		{[]string{"check", "nonexistent.mcasm"}, exitUsage},
 		{[]string{"check", "-D", "NOPE=3", philo}, exitUsage},
