@@ -11,7 +11,7 @@ import (
 
 // benchCheck model checks a benchmark model completely (--continue) b.N
 // times and reports states/s and bytes per stored state.
-func benchCheck(b *testing.B, model string, defines map[string]int64, wantStates int64) {
+func benchCheck(b *testing.B, model string, defines map[string]int64, wantStates int64, store explorer.Storage) {
 	p, err := asm.AssembleFile("models/"+model, asm.Options{Defines: defines})
 	if err != nil {
 		b.Fatal(err)
@@ -24,7 +24,7 @@ func benchCheck(b *testing.B, model string, defines map[string]int64, wantStates
 	var states, bytes int64
 	var secs float64
 	for i := 0; i < b.N; i++ {
-		r := explorer.Search(m, explorer.Options{Continue: true})
+		r := explorer.Search(m, explorer.Options{Continue: true, Storage: store})
 		if wantStates > 0 && r.Stats.States != wantStates {
 			b.Fatalf("%s: %d states, want %d", model, r.Stats.States, wantStates)
 		}
@@ -52,7 +52,18 @@ func BenchmarkPhilo(b *testing.B) {
 		{"philo_ok.mcasm", 8, 399515},
 	} {
 		b.Run(fmt.Sprintf("model=%s/N=%d", tc.model, tc.n), func(b *testing.B) {
-			benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states)
+			benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states, explorer.StorageExact)
+		})
+	}
+	// The same search with fingerprints only (--hash-compact); the state
+	// count must not change.
+	for _, tc := range []struct {
+		model  string
+		n      int64
+		states int64
+	}{{"philo.mcasm", 8, 455897}} {
+		b.Run(fmt.Sprintf("model=%s/N=%d/store=hash-compact", tc.model, tc.n), func(b *testing.B) {
+			benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states, explorer.StorageHashCompact)
 		})
 	}
 }

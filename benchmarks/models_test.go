@@ -57,7 +57,7 @@ func BenchmarkModels(b *testing.B) {
 	}
 	for _, md := range models {
 		b.Run("model="+md.Name, func(b *testing.B) {
-			benchCheck(b, md.Name+".mcasm", md.Small.Defines, md.Small.States)
+			benchCheck(b, md.Name+".mcasm", md.Small.Defines, md.Small.States, explorer.StorageExact)
 		})
 	}
 }

@@ -163,6 +163,13 @@ type Options struct {
 	// id for good, its transitions all explored (or cut off by a limit or a
 	// violation).
 	OnBacktrack func(id int32)
+	// Storage selects the visited set (zero: exact). With the lossy ones,
+	// hash compaction and bitstate hashing, a revisited state's id is not
+	// known: OnTransition then gets -1 for it (with isNew false).
+	Storage Storage
+	// BitstateBits is the log2 of the bitstate array's size in bits, 6 to
+	// MaxBitstateBits (zero: 27, 16 MiB); values outside are clamped.
+	BitstateBits int
 }
 
 // Stats are a search's figures.
@@ -180,6 +187,12 @@ type Stats struct {
 	// expanded fully.
 	Reduced  int64
 	Provisos int64
+	// Store is the visited set's memory account and, for the lossy
+	// stores, the estimated probability of a missed state. PeakMemory is
+	// the most memory the Go runtime had mapped when sampled (about every
+	// 16,000 transitions and at the end).
+	Store      StoreAccount
+	PeakMemory int64
 }
 
 // StatesPerSecond is States divided by Elapsed.
@@ -205,7 +218,22 @@ type Result struct {
 // Search explores the state space of the machine's program from its
 // initial state.
 func Search(m *vm.Machine, opts Options) *Result {
-	s := &search{m: m, opts: opts, store: NewStore(), start: time.Now(), loaded: -1}
+	s := &search{m: m, opts: opts, start: time.Now(), loaded: -1}
+	switch opts.Storage {
+	case StorageHashCompact:
+		s.store = newCompactStore(opts.MemoryLimit)
+	case StorageBitstate:
+		bits := opts.BitstateBits
+		if bits == 0 {
+			bits = 27
+		}
+		bs, _ := newBitStore(min(max(bits, 6), MaxBitstateBits))
+		s.store = bs
+	default:
+		s.exact = NewStore()
+		s.exact.SetMemoryLimit(opts.MemoryLimit)
+		s.store = s.exact
+	}
 	s.proviso = opts.Proviso.Resolve(opts.Order)
 	if s.proviso == ProvisoStack && opts.Order != DFS {
 		s.proviso = ProvisoDuplicate
@@ -220,9 +248,11 @@ func Search(m *vm.Machine, opts Options) *Result {
 	} else {
 		s.dfs()
 	}
-	s.stats.States = int64(s.store.Len())
-	s.stats.StoreBytes = s.store.Bytes()
+	s.stats.States = int64(s.store.size())
+	s.stats.Store = s.store.account()
+	s.stats.StoreBytes = s.stats.Store.Bytes
 	s.stats.Elapsed = time.Since(s.start)
+	s.samplePeak()
 	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit}
 	switch {
 	case s.fault != nil:
@@ -234,11 +264,15 @@ func Search(m *vm.Machine, opts Options) *Result {
 }
 
 type search struct {
-	m     *vm.Machine
-	opts  Options
-	store *Store
-	stats Stats
-	start time.Time
+	m       *vm.Machine
+	opts    Options
+	store   visitedSet
+	exact   *Store           // store, when it is the exact one (it keeps encodings)
+	queue   fifo             // BFS with a lossy store: encodings of states to expand
+	deep    []byte           // DFS with a lossy store: encodings of levels without snapshots
+	stackFP map[uint64]int32 // DFS, lossy store, stack proviso: fingerprints on the stack
+	stats   Stats
+	start   time.Time
 
 	enc    []byte
 	lastFP uint64 // the fingerprint of the state visit stored last
@@ -283,8 +317,21 @@ func (s *search) reduce(start int) int {
 	return start + n
 }
 
-func (s *search) setOnStack(id int32, on bool) {
+func (s *search) setOnStack(id int32, fp uint64, on bool) {
 	if s.proviso != ProvisoStack || s.opts.Reducer == nil {
+		return
+	}
+	if s.exact == nil {
+		// A lossy store does not give a revisited state's id: keep the
+		// stack's fingerprints (a state can be on the stack only once).
+		if s.stackFP == nil {
+			s.stackFP = map[uint64]int32{}
+		}
+		if on {
+			s.stackFP[fp] = id
+		} else {
+			delete(s.stackFP, fp)
+		}
 		return
 	}
 	for int(id)/64 >= len(s.onStack) {
@@ -298,6 +345,10 @@ func (s *search) setOnStack(id int32, on bool) {
 }
 
 func (s *search) isOnStack(id int32) bool {
+	if s.exact == nil {
+		_, ok := s.stackFP[s.lastFP]
+		return ok
+	}
 	return int(id)/64 < len(s.onStack) && s.onStack[id/64]&(1<<(id%64)) != 0
 }
 
@@ -314,7 +365,7 @@ func (s *search) visit() (int32, bool) {
 	s.enc = s.m.Encode(s.enc[:0])
 	fp := xxhash.Sum64(s.enc)
 	s.lastFP = fp
-	id, isNew := s.store.Add(s.enc, fp)
+	id, isNew := s.store.add(s.enc, fp)
 	if isNew && s.opts.OnState != nil {
 		s.opts.OnState(id, fp)
 	}
@@ -391,7 +442,11 @@ func (s *search) tick() bool {
 	if s.stop {
 		return true
 	}
-	if s.opts.MaxStates > 0 && s.store.Len() >= s.opts.MaxStates {
+	if s.store.full() {
+		s.limit = "memory"
+		return true
+	}
+	if s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates {
 		s.limit = "states"
 		return true
 	}
@@ -404,26 +459,37 @@ func (s *search) tick() bool {
 		s.limit = "time"
 		return true
 	}
-	if s.opts.MemoryLimit > 0 && s.checks&(1<<14-1) == 0 && memoryInUse() > s.opts.MemoryLimit {
-		s.limit = "memory"
-		return true
+	if s.checks&(1<<14-1) == 0 {
+		if mem := s.samplePeak(); s.opts.MemoryLimit > 0 && mem > s.opts.MemoryLimit {
+			s.limit = "memory"
+			return true
+		}
 	}
 	if s.opts.Progress != nil && now.After(s.nextProgress) {
 		s.nextProgress = now.Add(s.opts.ProgressEvery)
 		st := s.stats
-		st.States = int64(s.store.Len())
-		st.StoreBytes = s.store.Bytes()
+		st.States = int64(s.store.size())
+		st.Store = s.store.account()
+		st.StoreBytes = st.Store.Bytes
 		st.Elapsed = now.Sub(s.start)
 		s.opts.Progress(st)
 	}
 	return false
 }
 
-// step executes one transition from stored state id and counts it.
-func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
-	if s.loaded != id {
-		s.m.Decode(s.store.Get(id))
+// samplePeak samples the memory the Go runtime has mapped, updates the
+// peak, and returns the sample.
+func (s *search) samplePeak() int64 {
+	mem := memoryInUse()
+	if mem > s.stats.PeakMemory {
+		s.stats.PeakMemory = mem
 	}
+	return mem
+}
+
+// step executes one transition from state id, which the machine holds
+// (s.loaded == id), and counts it.
+func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	s.loaded = -1
 	if s.opts.OnTransition != nil {
 		s.stepMethod, s.stepPC = s.m.Where(tr.Thread)
@@ -440,6 +506,8 @@ var maxSnapDepth = 1 << 17
 
 type frame struct {
 	snap       bool  // snaps[level] holds this state
+	deep       int64 // lossy store, no snapshot: the state's encoding is s.deep[deep:], or -1
+	fp         uint64
 	parentSnap int32 // the nearest level below whose snapshot is set, or -1
 	id         int32
 	start, end int32 // the transitions to explore: s.trans[start:end]
@@ -473,8 +541,8 @@ func (s *search) push(id int32, start int) {
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start)})
-	s.setOnStack(id, true)
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP})
+	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
 }
 
@@ -499,15 +567,25 @@ func (s *search) dfs() {
 			if s.opts.OnBacktrack != nil {
 				s.opts.OnBacktrack(top.id)
 			}
-			s.setOnStack(top.id, false)
+			s.setOnStack(top.id, top.fp, false)
+			if top.deep >= 0 {
+				s.deep = s.deep[:top.deep]
+			}
 			s.trans = s.trans[:top.start]
 			s.stack = s.stack[:len(s.stack)-1]
 			continue
 		}
 		tr := s.trans[top.next]
 		top.next++
-		if s.loaded != top.id && top.snap {
-			s.m.Restore(s.snaps[len(s.stack)-1])
+		if s.loaded != top.id {
+			switch {
+			case top.snap:
+				s.m.Restore(s.snaps[len(s.stack)-1])
+			case top.deep >= 0:
+				s.m.Decode(s.deep[top.deep:])
+			default:
+				s.m.Decode(s.exact.Get(top.id))
+			}
 			s.loaded = top.id
 		}
 		if f := s.step(top.id, tr); f != nil {
@@ -572,7 +650,17 @@ func (s *search) snapshot() {
 			top.parentSnap = int32(level - 1)
 		}
 	}
-	if level >= maxSnapDepth || top.full-top.start < 2 {
+	if top.full-top.start < 2 {
+		return
+	}
+	if level >= maxSnapDepth {
+		if s.exact == nil {
+			// Decoded from here on backtracking: a lossy store keeps no
+			// encodings, so the level keeps its own (s.enc is the
+			// encoding of the state just visited, this one).
+			top.deep = int64(len(s.deep))
+			s.deep = append(s.deep, s.enc...)
+		}
 		return
 	}
 	for len(s.snaps) <= level {
@@ -588,15 +676,22 @@ func (s *search) snapshot() {
 
 func (s *search) bfs() {
 	id, _ := s.visit()
+	if s.exact == nil {
+		s.queue.push(s.enc)
+	}
 	s.parent, s.via, s.depth = append(s.parent, -1), append(s.via, vm.Trans{}), append(s.depth, 0)
 	s.expand = append(s.expand, s.check(id))
 	s.loaded = id
-	for cur := int32(0); int(cur) < s.store.Len(); cur++ {
+	for cur := int32(0); int(cur) < s.store.size(); cur++ {
 		if !s.expand[cur] {
 			continue
 		}
 		if s.loaded != cur {
-			s.m.Decode(s.store.Get(cur))
+			if s.exact != nil {
+				s.m.Decode(s.exact.Get(cur))
+			} else {
+				s.m.Decode(s.queue.get(cur))
+			}
 			s.loaded = cur
 		}
 		s.level = s.m.Enabled(s.level[:0])
@@ -645,6 +740,9 @@ func (s *search) bfs() {
 				continue
 			}
 			anyNew = true
+			if s.exact == nil {
+				s.queue.push(s.enc)
+			}
 			d := s.depth[cur] + 1
 			s.parent, s.via, s.depth = append(s.parent, cur), append(s.via, tr), append(s.depth, d)
 			if int(d) > s.stats.MaxDepth {

@@ -14,6 +14,11 @@ type Store struct {
 	offs   []uint64 // id -> chunk<<32 | offset of the record
 	table  []slot   // open addressing by fingerprint
 	bytes  int64    // record bytes
+	// limit, if not zero, is the memory limit: the store does not grow its
+	// table or add a chunk that would take the process past it, and says
+	// so through full (the search then ends with verdict limit).
+	limit  int64
+	refuse bool
 }
 
 // slot is a hash table entry: a fingerprint and where its record is
@@ -69,8 +74,14 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	ref := s.put(id, enc)
 	s.table[i] = slot{fp: fp, ref: ref + 1}
 	s.offs = append(s.offs, ref)
-	if 2*len(s.offs) > len(s.table) {
-		s.grow()
+	if 2*len(s.offs) > len(s.table) && !s.refuse {
+		// Refusing to grow leaves the table half empty: the search stops
+		// at its next step, long before the table fills.
+		if memoryCheck(s.limit, int64(len(s.table))*32) {
+			s.grow()
+		} else {
+			s.refuse = true
+		}
 	}
 	return id, true
 }
@@ -81,6 +92,9 @@ func (s *Store) put(id int32, enc []byte) uint64 {
 		size := chunkSize
 		if need > size {
 			size = need
+		}
+		if s.limit > 0 && !memoryCheck(s.limit, int64(size)) {
+			s.refuse = true
 		}
 		s.chunks = append(s.chunks, make([]byte, 0, size))
 	}
@@ -115,4 +129,20 @@ func (s *Store) grow() {
 // entries and the hash table.
 func (s *Store) Bytes() int64 {
 	return s.bytes + int64(len(s.offs))*8 + int64(len(s.table))*16
+}
+
+// SetMemoryLimit makes the store refuse to grow past limit bytes of
+// process memory (0: no limit); Full then reports true.
+func (s *Store) SetMemoryLimit(limit int64) { s.limit = limit }
+
+// Full reports that the store refused to grow because of the memory limit.
+func (s *Store) Full() bool { return s.refuse }
+
+func (s *Store) add(enc []byte, fp uint64) (int32, bool) { return s.Add(enc, fp) }
+func (s *Store) size() int                               { return s.Len() }
+func (s *Store) full() bool                              { return s.refuse }
+
+func (s *Store) account() StoreAccount {
+	return StoreAccount{Storage: StorageExact.String(), Bytes: s.Bytes(), TableSlots: int64(len(s.table)),
+		TableBytes: int64(len(s.table)) * 16, RecordBytes: s.bytes, IndexBytes: int64(len(s.offs)) * 8}
 }

@@ -53,3 +53,19 @@ func TestStore_Get_largeEncoding(t *testing.T) {
 		t.Error("large encoding not stored intact")
 	}
 }
+
+// TestStore_memoryLimit checks that the store refuses to grow its table
+// past the memory limit and says so, instead of allocating.
+func TestStore_memoryLimit(t *testing.T) {
+	s := explorer.NewStore()
+	s.SetMemoryLimit(1) // any growth would pass it
+	for i := 0; i < 40000; i++ {
+		s.Add(binary.AppendUvarint(nil, uint64(i)), uint64(i)*0x9e3779b97f4a7c15)
+	}
+	if !s.Full() || s.Len() != 40000 {
+		t.Errorf("Full() = %v, Len() = %d; want true, 40000", s.Full(), s.Len())
+	}
+	if got := s.Bytes(); got > 2<<20+40000*8+(1<<16)*16 {
+		t.Errorf("Bytes() = %d: the table grew", got)
+	}
+}

@@ -33,21 +33,22 @@ type config struct {
 	mode    por.Mode
 	order   explorer.Order
 	proviso explorer.Proviso
+	storage explorer.Storage
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("por=%s/search=%s/proviso=%s", c.mode, c.order, c.proviso.Resolve(c.order))
+	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s", c.mode, c.order, c.proviso.Resolve(c.order), c.storage)
 }
 
 // configs are the reduced searches compared with the unreduced one.
 var configs = []config{
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto},
-	{por.All, explorer.DFS, explorer.ProvisoAuto},
-	{por.All, explorer.DFS, explorer.ProvisoStatic},
-	{por.All, explorer.DFS, explorer.ProvisoDuplicate},
-	{por.All, explorer.BFS, explorer.ProvisoAuto},
-	{por.All, explorer.BFS, explorer.ProvisoStatic},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
+	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact},
+	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact},
+	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact},
+	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact},
 }
 
 func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome {
@@ -58,6 +59,7 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 	}
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
 	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso,
+		Storage: c.storage, BitstateBits: 26,
 		OnError: func(f *vm.Fault, fp uint64) {
 			if f.Kind == vm.FaultDeadlock {
 				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
@@ -111,7 +113,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d does not assemble: %v\n%s", g.name, seed, err, src)
 			}
-			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto}, 200000)
+			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact}, 200000)
 			if full.limit {
 				continue
 			}
@@ -189,7 +191,7 @@ func TestModels_sameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto}, 300000)
+		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact}, 300000)
 		if full.limit {
 			t.Logf("%s: too large to compare", path)
 			continue
@@ -199,6 +201,23 @@ func TestModels_sameVerdicts(t *testing.T) {
 			if !maps.Equal(full.errors, red.errors) || !maps.Equal(full.ends, red.ends) {
 				t.Errorf("%s, %s: errors %v, %d end states; unreduced %v, %d", filepath.Base(path), c,
 					slices.Sorted(maps.Keys(red.errors)), len(red.ends), slices.Sorted(maps.Keys(full.errors)), len(full.ends))
+			}
+			if c.mode != por.All || c.proviso != explorer.ProvisoAuto {
+				continue
+			}
+			// The lossy stores under reduction (the stack proviso finds
+			// states on the stack by fingerprint there): the same search.
+			for _, st := range []explorer.Storage{explorer.StorageHashCompact, explorer.StorageBitstate} {
+				lc := c
+				lc.storage = st
+				lossy := explore(t, p, lc, 0)
+				if !maps.Equal(lossy.errors, red.errors) || !maps.Equal(lossy.ends, red.ends) ||
+					lossy.stats.States != red.stats.States || lossy.stats.Transitions != red.stats.Transitions ||
+					lossy.stats.Provisos != red.stats.Provisos {
+					t.Errorf("%s, %s: %d states %d transitions %d provisos; exact store %d %d %d", filepath.Base(path), lc,
+						lossy.stats.States, lossy.stats.Transitions, lossy.stats.Provisos,
+						red.stats.States, red.stats.Transitions, red.stats.Provisos)
+				}
 			}
 		}
 	}

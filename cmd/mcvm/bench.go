@@ -44,9 +44,21 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	timeLimit := fs.Duration("time-limit", 10*time.Minute, "per model run: stop with verdict limit after this long")
 	maxStates := fs.Int("max-states", 0, "per model run: stop with verdict limit after this many states (0: no limit)")
 	memLimit := fs.String("memory-limit", "auto", "per model run: stop with verdict limit past this much memory (as for check)")
+	hashCompact := fs.Bool("hash-compact", false, "per model run: store fingerprints only (as for check)")
+	bitstate := fs.Int("bitstate", 0, "per model run: bitstate hashing in 2^`BITS` bits (as for check; 0: off)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
+	}
+	var storeArgs []string
+	if *hashCompact {
+		storeArgs = append(storeArgs, "--hash-compact")
+	}
+	if *bitstate != 0 {
+		storeArgs = append(storeArgs, "--bitstate", strconv.Itoa(*bitstate))
+	}
+	if _, _, err := storageOf(*hashCompact, *bitstate, 0); err != nil {
+		return fail(stderr, "bench", err)
 	}
 	if *repeat < 1 {
 		return fail(stderr, "bench", fmt.Errorf("--repeat must be at least 1"))
@@ -119,7 +131,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		var first int64
 		for i, pm := range *porModes {
-			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit)
+			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit, storeArgs)
 			if err != nil {
 				return fail(stderr, "bench", err)
 			}
@@ -200,12 +212,13 @@ type benchRow struct {
 }
 
 // benchModel checks one model repeat times in child processes.
-func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode string, repeat int, limit time.Duration, maxStates int, memLimit string) (benchRow, error) {
+func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode string, repeat int, limit time.Duration, maxStates int, memLimit string, storeArgs []string) (benchRow, error) {
 	row := benchRow{Model: m.Name, Params: m.Params(defs), POR: porMode, defines: defs, consts: m.Consts}
 	args := []string{"check", "--continue", "--json", "--no-progress", "--por", porMode, "--time-limit", limit.String(), "--memory-limit", memLimit}
 	if maxStates > 0 {
 		args = append(args, "--max-states", strconv.Itoa(maxStates))
 	}
+	args = append(args, storeArgs...)
 	names := make([]string, 0, len(defs))
 	for k := range defs {
 		names = append(names, k)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -90,6 +91,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	var rf reductionFlags
 	rf.register(fs)
+	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
+	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -104,6 +107,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	opts, err := sf.options(stderr)
 	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, opts.MemoryLimit); err != nil {
 		return fail(stderr, "check", err)
 	}
 	p, err := sf.mf.load(model)
@@ -161,6 +167,32 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		}
 	}
 	return exitCode(res.Verdict)
+}
+
+// storageOf checks --hash-compact and --bitstate.
+func storageOf(hashCompact bool, bits int, memLimit int64) (explorer.Storage, int, error) {
+	switch {
+	case hashCompact && bits != 0:
+		return 0, 0, fmt.Errorf("--hash-compact and --bitstate exclude each other")
+	case hashCompact:
+		return explorer.StorageHashCompact, 0, nil
+	case bits == 0:
+		return explorer.StorageExact, 0, nil
+	case bits < 10 || bits > explorer.MaxBitstateBits:
+		return 0, 0, fmt.Errorf("--bitstate: want 10 to %d (the array has 2^BITS bits), got %d", explorer.MaxBitstateBits, bits)
+	case memLimit > 0 && int64(1)<<(bits-3) > memLimit:
+		return 0, 0, fmt.Errorf("--bitstate %d: the array (%d MiB) exceeds the memory limit (%d MiB)", bits, int64(1)<<(bits-23), memLimit>>20)
+	}
+	return explorer.StorageBitstate, bits, nil
+}
+
+// peakRSS returns the process's peak resident memory in bytes (0 if unknown).
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) * 1024
 }
 
 func exitCode(v explorer.Verdict) int {
@@ -251,6 +283,7 @@ type report struct {
 	ElapsedS      float64     `json:"elapsed_s"`
 	StatesPerS    float64     `json:"states_per_s"`
 	BytesPerState float64     `json:"bytes_per_state"`
+	Memory        *memory     `json:"memory,omitempty"`
 	Trace         []traceStep `json:"trace"`
 	Threads       []threadEnd `json:"threads_at_end,omitempty"`
 	// Script holds the search script's figures (verify, certify).
@@ -281,6 +314,13 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
+	}
+	a := st.Store
+	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
+		RecordBytes: a.RecordBytes, IndexBytes: a.IndexBytes, PeakGoBytes: st.PeakMemory, PeakRSSBytes: peakRSS(),
+		MissProbability: a.MissProbability, ExpectedMissed: a.ExpectedMissed}
+	if st.States > 0 {
+		r.Memory.PeakRSSPerState = float64(r.Memory.PeakRSSBytes) / float64(st.States)
 	}
 	if res.Fault != nil {
 		r.Message = faultMessage(p, res.Fault)
@@ -345,6 +385,19 @@ func (r *report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
 		r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
+	if m := r.Memory; m != nil {
+		fmt.Fprintf(w, "store:       %s, %.1f MiB: table %d %s (%.1f MiB)", m.Store, mib(m.StoreBytes), m.TableSlots,
+			map[bool]string{true: "bits", false: "slots"}[m.Store == "bitstate"], mib(m.TableBytes))
+		if m.Store == "exact" {
+			fmt.Fprintf(w, ", encodings %.1f MiB, index %.1f MiB", mib(m.RecordBytes), mib(m.IndexBytes))
+		}
+		fmt.Fprintln(w)
+		if m.Store != "exact" {
+			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
+		}
+		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB\n",
+			mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
+	}
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
 	}
@@ -450,3 +503,20 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// memory is the memory account of check's report.
+type memory struct {
+	Store           string  `json:"store"`
+	StoreBytes      int64   `json:"store_bytes"`
+	TableSlots      int64   `json:"table_slots"`
+	TableBytes      int64   `json:"table_bytes"`
+	RecordBytes     int64   `json:"encoding_bytes"`
+	IndexBytes      int64   `json:"index_bytes"`
+	PeakGoBytes     int64   `json:"peak_go_bytes"`
+	PeakRSSBytes    int64   `json:"peak_rss_bytes"`
+	PeakRSSPerState float64 `json:"peak_rss_bytes_per_state"`
+	MissProbability float64 `json:"miss_probability"`
+	ExpectedMissed  float64 `json:"expected_missed_states"`
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -35,6 +35,12 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--proviso", "never", philo}, exitUsage},
 		{[]string{"check", "-D", "N=3", "--memory-limit", "0", philoOK}, exitOK},
 		{[]string{"check", "--memory-limit", "lots", philoOK}, exitUsage},
+		{[]string{"check", "-D", "N=3", "--hash-compact", philoOK}, exitOK},
+		{[]string{"check", "-D", "N=3", "--bitstate", "20", philo}, exitViolation},
+		{[]string{"check", "--hash-compact", "--bitstate", "20", philo}, exitUsage},
+		{[]string{"check", "--bitstate", "5", philo}, exitUsage},
+		{[]string{"bench", "--hash-compact", "--bitstate", "20"}, exitUsage},
+		{[]string{"check", "--bitstate", "36", "--memory-limit", "1GiB", philo}, exitUsage},
 		{[]string{"check", "nonexistent.mcasm"}, exitUsage},
 		{[]string{"check", "-D", "NOPE=3", philo}, exitUsage},
 		{[]string{"check", "-D", "N=x", philo}, exitUsage},
@@ -88,6 +94,35 @@ func TestCheck_json(t *testing.T) {
 	for _, k := range []string{"thread", "method", "instr", "pos"} {
 		if _, ok := step[k]; !ok {
 			t.Errorf("trace step lacks %q", k)
+		}
+	}
+}
+
+// TestCheck_memoryAccount checks the memory account in check --json for
+// each store.
+func TestCheck_memoryAccount(t *testing.T) {
+	for _, flags := range [][]string{nil, {"--hash-compact"}, {"--bitstate", "20"}} {
+		args := append([]string{"check", "--json", "--continue", "--por", "none", "-D", "N=4"}, flags...)
+		_, out, _ := runMain(append(args, philoOK)...)
+		var r struct {
+			States int64
+			Memory struct {
+				Store           string
+				StoreBytes      int64   `json:"store_bytes"`
+				TableSlots      int64   `json:"table_slots"`
+				PeakRSS         int64   `json:"peak_rss_bytes"`
+				PeakGo          int64   `json:"peak_go_bytes"`
+				MissProbability float64 `json:"miss_probability"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v\n%s", flags, err, out)
+		}
+		m := r.Memory
+		want := map[int]string{0: "exact", 1: "hash-compact", 2: "bitstate"}[len(flags)]
+		if m.Store != want || m.StoreBytes <= 0 || m.TableSlots <= 0 || m.PeakRSS <= 0 || m.PeakGo <= 0 ||
+			m.MissProbability < 0 || (want == "exact") != (m.MissProbability == 0) || r.States != 1023 {
+			t.Errorf("mcvm %s: states %d, memory %+v", strings.Join(args, " "), r.States, m)
 		}
 	}
 }

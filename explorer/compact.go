@@ -1,0 +1,241 @@
+// Lossy visited sets: hash compaction (fingerprints only) and bitstate hashing.
+
+package explorer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Storage selects how the visited set keeps states.
+type Storage uint8
+
+// Storages.
+const (
+	// StorageExact keeps every state's canonical encoding: two states are
+	// the same only if their encodings are equal. Nothing is ever missed.
+	StorageExact Storage = iota
+	// StorageHashCompact keeps only each state's 64-bit fingerprint (SPIN's
+	// hash compaction): a new state whose fingerprint equals a stored
+	// one's is taken for it and not explored. Stats.MissProbability bounds
+	// the chance that this happened.
+	StorageHashCompact
+	// StorageBitstate sets k = 3 bits per state in an array of
+	// 2^Options.BitstateBits bits (Holzmann's bitstate hashing, SPIN's
+	// -DBITSTATE): a state whose bits are all set already is taken as
+	// visited. Memory is fixed in advance; coverage falls as the array
+	// fills (Stats.MissProbability).
+	StorageBitstate
+)
+
+var storageNames = [...]string{"exact", "hash-compact", "bitstate"}
+
+func (s Storage) String() string { return storageNames[s] }
+
+// visitedSet is what a search needs of its visited set. add returns the
+// state's id and whether it is new; stores that do not keep ids (the
+// lossy ones) return -1 for a state seen before.
+type visitedSet interface {
+	add(enc []byte, fp uint64) (int32, bool)
+	size() int
+	account() StoreAccount
+	// full reports that the store refused to grow past the memory limit;
+	// the search then ends with verdict limit.
+	full() bool
+}
+
+// StoreAccount is the visited set's memory, by part.
+type StoreAccount struct {
+	Storage     string
+	Bytes       int64 // everything below
+	TableSlots  int64 // hash table slots (bitstate: bits)
+	TableBytes  int64
+	RecordBytes int64 // exact: the encodings and their headers
+	IndexBytes  int64 // exact: id -> record
+	// MissProbability estimates the probability that the search took some
+	// new state for a visited one and did not explore it (0 for the exact
+	// store). ExpectedMissed is the expected number of such states.
+	MissProbability float64
+	ExpectedMissed  float64
+}
+
+// memoryCheck reports whether the process may allocate extra more bytes
+// under limit (0: no limit).
+func memoryCheck(limit, extra int64) bool {
+	return limit <= 0 || memoryInUse()+extra <= limit
+}
+
+// compactStore is hash compaction: an open-addressing table of 64-bit
+// fingerprints (0 is mapped to 1, and 0 marks an empty slot), grown at a
+// load of 3/4.
+type compactStore struct {
+	table  []uint64
+	n      int
+	limit  int64
+	refuse bool
+}
+
+func newCompactStore(limit int64) *compactStore {
+	return &compactStore{table: make([]uint64, 1<<16), limit: limit}
+}
+
+func (s *compactStore) add(_ []byte, fp uint64) (int32, bool) {
+	if fp == 0 {
+		fp = 1
+	}
+	mask := uint64(len(s.table) - 1)
+	i := fp & mask
+	for {
+		e := s.table[i]
+		if e == 0 {
+			break
+		}
+		if e == fp {
+			return -1, false
+		}
+		i = (i + 1) & mask
+	}
+	s.table[i] = fp
+	s.n++
+	if 4*s.n > 3*len(s.table) && !s.refuse {
+		s.grow()
+	}
+	return int32(s.n - 1), true
+}
+
+func (s *compactStore) grow() {
+	if !memoryCheck(s.limit, int64(len(s.table))*16) {
+		// Refuse: the table still has a quarter free, and the search
+		// stops at its next step.
+		s.refuse = true
+		return
+	}
+	t := make([]uint64, 2*len(s.table))
+	mask := uint64(len(t) - 1)
+	for _, e := range s.table {
+		if e == 0 {
+			continue
+		}
+		i := e & mask
+		for t[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t[i] = e
+	}
+	s.table = t
+}
+
+func (s *compactStore) size() int  { return s.n }
+func (s *compactStore) full() bool { return s.refuse }
+
+func (s *compactStore) account() StoreAccount {
+	n := float64(s.n)
+	// A new state is missed when its fingerprint equals one stored
+	// before: expected n(n-1)/2 / 2^64 such pairs (the birthday bound),
+	// assuming xxhash spreads encodings uniformly.
+	exp := n * (n - 1) / 2 / math.Exp2(64)
+	b := int64(len(s.table)) * 8
+	return StoreAccount{Storage: StorageHashCompact.String(), Bytes: b, TableSlots: int64(len(s.table)), TableBytes: b,
+		ExpectedMissed: exp, MissProbability: -math.Expm1(-exp)}
+}
+
+// bitstateK is the number of bits set per state (SPIN's default -k3).
+const bitstateK = 3
+
+// bitStore is bitstate hashing: bitstateK bits per state, at positions
+// derived from the 64-bit fingerprint by double hashing.
+type bitStore struct {
+	bits []uint64
+	mask uint64
+	n    int
+}
+
+// MaxBitstateBits bounds --bitstate (2^40 bits is 128 GiB).
+const MaxBitstateBits = 40
+
+func newBitStore(logBits int) (*bitStore, error) {
+	if logBits < 6 || logBits > MaxBitstateBits {
+		return nil, fmt.Errorf("bitstate: %d bits: want 6 to %d (2^BITS bits)", logBits, MaxBitstateBits)
+	}
+	return &bitStore{bits: make([]uint64, 1<<(logBits-6)), mask: 1<<logBits - 1}, nil
+}
+
+func (s *bitStore) add(_ []byte, fp uint64) (int32, bool) {
+	// Double hashing: h1 + i*h2 with h2 odd, from a remix of fp so the bit
+	// positions are not the low bits of one value.
+	h1 := fp
+	h2 := (fp^fp>>31)*0x9e3779b97f4a7c15 | 1
+	seen := true
+	for i := uint64(0); i < bitstateK; i++ {
+		b := (h1 + i*h2) & s.mask
+		w, m := b>>6, uint64(1)<<(b&63)
+		if s.bits[w]&m == 0 {
+			seen = false
+			s.bits[w] |= m
+		}
+	}
+	if seen {
+		return -1, false
+	}
+	s.n++
+	return int32(s.n - 1), true
+}
+
+func (s *bitStore) size() int  { return s.n }
+func (s *bitStore) full() bool { return false }
+
+func (s *bitStore) account() StoreAccount {
+	m := float64(s.mask + 1)
+	// The i-th state stored found bits set by the i before it with
+	// probability about (1 - e^(-k i/m))^k; summing over i (by the
+	// integral, exact enough for large n) gives the expected number of
+	// states taken for visited ones among those the search reached.
+	n := float64(s.n)
+	exp := 0.0
+	const steps = 256
+	for j := 0; j < steps; j++ {
+		i := n * (float64(j) + 0.5) / steps
+		exp += math.Pow(-math.Expm1(-bitstateK*i/m), bitstateK) * n / steps
+	}
+	b := int64(len(s.bits)) * 8
+	return StoreAccount{Storage: StorageBitstate.String(), Bytes: b, TableSlots: int64(m), TableBytes: b,
+		ExpectedMissed: exp, MissProbability: -math.Expm1(-exp)}
+}
+
+// fifo holds the encodings of the states breadth-first search has still
+// to expand when the store does not keep them: appended in id order,
+// released a 4 MiB chunk at a time once expanded.
+type fifo struct {
+	chunks [][]byte
+	offs   []uint64 // id -> chunk<<32 | offset
+	bytes  int64    // live chunk bytes
+}
+
+func (q *fifo) push(enc []byte) {
+	need := len(enc) + 10
+	if len(q.chunks) == 0 || q.chunks[len(q.chunks)-1] == nil ||
+		len(q.chunks[len(q.chunks)-1])+need > cap(q.chunks[len(q.chunks)-1]) {
+		q.chunks = append(q.chunks, make([]byte, 0, max(chunkSize, need)))
+		q.bytes += int64(max(chunkSize, need))
+	}
+	ci := len(q.chunks) - 1
+	c := q.chunks[ci]
+	q.offs = append(q.offs, uint64(ci)<<32|uint64(len(c)))
+	c = binary.AppendUvarint(c, uint64(len(enc)))
+	q.chunks[ci] = append(c, enc...)
+}
+
+// get returns state id's encoding and releases the chunks before its own.
+func (q *fifo) get(id int32) []byte {
+	ref := q.offs[id]
+	ci := int(ref >> 32)
+	for j := ci - 1; j >= 0 && q.chunks[j] != nil; j-- {
+		q.bytes -= int64(cap(q.chunks[j]))
+		q.chunks[j] = nil
+	}
+	c := q.chunks[ci]
+	off := int(uint32(ref))
+	n, k := binary.Uvarint(c[off:])
+	return c[off+k : off+k+int(n)]
+}

@@ -1,0 +1,44 @@
+package explorer
+
+import "testing"
+
+// TestLossyStores_addDoesNotAllocate: inserting into and looking up in the
+// lossy stores is on the search's hot path; between table growths it must
+// not allocate.
+func TestLossyStores_addDoesNotAllocate(t *testing.T) {
+	cs := newCompactStore(0)
+	bs, err := newBitStore(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := uint64(1)
+	for name, s := range map[string]visitedSet{"hash-compact": cs, "bitstate": bs} {
+		if a := testing.AllocsPerRun(1000, func() {
+			fp = fp*0x9e3779b97f4a7c15 + 1
+			s.add(nil, fp)
+			s.add(nil, fp)
+		}); a != 0 {
+			t.Errorf("%s: add allocates %v times per call", name, a)
+		}
+	}
+}
+
+// TestBitStore_missProbability checks the coverage estimate against a
+// direct count: with the array a quarter full, the share of fresh
+// fingerprints taken for visited ones is about the estimate.
+func TestBitStore_missProbability(t *testing.T) {
+	bs, _ := newBitStore(16)
+	missed := 0
+	x := uint64(12345)
+	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	for i := 0; i < 8000; i++ {
+		if _, isNew := bs.add(nil, next()); !isNew {
+			missed++
+		}
+	}
+	a := bs.account()
+	exp := a.ExpectedMissed
+	if got := float64(missed); got < exp/2-3 || got > exp*2+3 {
+		t.Errorf("missed %d of 8000 distinct fingerprints, estimate %.1f", missed, exp)
+	}
+}

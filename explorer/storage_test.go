@@ -1,0 +1,105 @@
+package explorer_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/vm"
+)
+
+// TestStorage_lossyVsExact is the differential test of the visited sets:
+// on every conformance program and the philosophers, hash compaction and
+// bitstate hashing (with an array large enough that no state is lost)
+// must visit the same states in the same order as the exact store, with
+// the same transitions, errors and verdicts, in both search orders, with
+// and without --continue; and with DFS decoding every level (no
+// snapshots), the path a lossy store takes through its own copies of the
+// encodings.
+func TestStorage_lossyVsExact(t *testing.T) {
+	type run struct {
+		fps []uint64
+		res *explorer.Result
+	}
+	search := func(p *bytecode.Program, opts explorer.Options, snapDepth int) run {
+		old := explorer.SetMaxSnapDepth(snapDepth)
+		defer explorer.SetMaxSnapDepth(old)
+		m, err := vm.New(p, vm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r run
+		opts.MaxStates = 50000
+		opts.OnState = func(id int32, fp uint64) {
+			if int(id) != len(r.fps) {
+				t.Fatalf("OnState id %d, want %d", id, len(r.fps))
+			}
+			r.fps = append(r.fps, fp)
+		}
+		r.res = explorer.Search(m, opts)
+		return r
+	}
+	for _, md := range smallModels(t) {
+		p := md.prog
+		for _, order := range []explorer.Order{explorer.DFS, explorer.BFS} {
+			for _, cont := range []bool{true, false} {
+				base := explorer.Options{Order: order, Continue: cont}
+				want := search(p, base, 1<<20)
+				for _, st := range []explorer.Storage{explorer.StorageHashCompact, explorer.StorageBitstate} {
+					for _, snap := range []int{1 << 20, 0} {
+						name := fmt.Sprintf("model=%s/search=%s/continue=%v/store=%s/snapdepth=%d",
+							filepath.Base(md.path), order, cont, st, snap)
+						opts := base
+						opts.Storage, opts.BitstateBits = st, 26
+						got := search(p, opts, snap)
+						g, w := got.res, want.res
+						if !slices.Equal(got.fps, want.fps) || g.Verdict != w.Verdict ||
+							g.Stats.Transitions != w.Stats.Transitions || g.Stats.Errors != w.Stats.Errors ||
+							g.Stats.Revisits != w.Stats.Revisits || len(g.Path) != len(w.Path) {
+							t.Errorf("%s: %s, %d states %d transitions %d errors; exact store: %s, %d %d %d",
+								name, g.Verdict, len(got.fps), g.Stats.Transitions, g.Stats.Errors,
+								w.Verdict, len(want.fps), w.Stats.Transitions, w.Stats.Errors)
+						}
+						if a := g.Stats.Store; a.Storage != st.String() || a.MissProbability < 0 || a.MissProbability > 1e-3 || a.Bytes <= 0 {
+							t.Errorf("%s: store account %+v", name, a)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStorage_account checks the memory account of the three stores on a
+// known space: philo N=3, 262 states.
+func TestStorage_account(t *testing.T) {
+	md := smallModels(t)[0]
+	for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageHashCompact, explorer.StorageBitstate} {
+		m, err := vm.New(md.prog, vm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := explorer.Search(m, explorer.Options{Continue: true, Storage: st, BitstateBits: 20})
+		a := res.Stats.Store
+		if res.Stats.States != 262 || res.Stats.StoreBytes != a.Bytes || res.Stats.PeakMemory <= 0 {
+			t.Errorf("store=%s: states %d, StoreBytes %d, account %+v, peak %d", st, res.Stats.States, res.Stats.StoreBytes, a, res.Stats.PeakMemory)
+		}
+		switch st {
+		case explorer.StorageExact:
+			if a.MissProbability != 0 || a.Bytes != a.TableBytes+a.RecordBytes+a.IndexBytes || a.TableSlots*16 != a.TableBytes {
+				t.Errorf("exact account %+v", a)
+			}
+		case explorer.StorageHashCompact:
+			if a.TableSlots != 1<<16 || a.Bytes != 8<<16 || a.MissProbability <= 0 || a.MissProbability > 1e-12 {
+				t.Errorf("hash-compact account %+v", a)
+			}
+		case explorer.StorageBitstate:
+			if a.TableSlots != 1<<20 || a.Bytes != 1<<17 || a.MissProbability <= 0 || a.MissProbability > 1e-3 {
+				t.Errorf("bitstate account %+v", a)
+			}
+		}
+	}
+}
