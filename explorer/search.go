@@ -69,6 +69,38 @@ type Reducer interface {
 	Ample(m *vm.Machine, trans []vm.Trans) int
 }
 
+// Dynamic is a dynamic partial-order reduction (por.DPOR) for depth-first
+// search: each state starts with a few transitions to explore, and the
+// reduction adds more to the states on the stack (through the Scheduler it
+// is given at the start) as it discovers races. Levels are DFS stack
+// depths, 0 for the initial state.
+type Dynamic interface {
+	// Start is called once, before the search.
+	Start(s Scheduler)
+	// Enter is called for each state pushed at level, with its enabled
+	// transitions in thread order, the first n of which Reducer chose (n =
+	// len(trans) when it did not reduce). It may reorder trans and returns
+	// how many of them (a prefix) to explore for now.
+	Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int
+	// Before is called with the machine in level's state, just before
+	// transition tr is taken from it.
+	Before(m *vm.Machine, level int, tr vm.Trans)
+	// After is called with the machine in the state tr led to (when it
+	// did not fault): isNew says it was not stored before, onStack that it
+	// is on the DFS stack.
+	After(m *vm.Machine, level int, isNew, onStack bool)
+}
+
+// Scheduler lets a Dynamic reduction add transitions to the levels of the
+// DFS stack. (An alias of an interface literal, so that package por can
+// implement Dynamic without importing explorer.)
+type Scheduler = interface {
+	// Schedule adds thread's enabled transitions at level to those to explore.
+	Schedule(level int, thread int32)
+	// ScheduleAll makes level explore all its enabled transitions.
+	ScheduleAll(level int)
+}
+
 // Proviso is the cycle condition that keeps partial-order reduction from
 // ignoring a transition forever around a cycle (Edelkamp, Lafuente and
 // Leue, section 4.1).
@@ -153,6 +185,9 @@ type Options struct {
 	// cycle condition (ProvisoStack requires depth-first search).
 	Reducer Reducer
 	Proviso Proviso
+	// Dynamic, if set (depth-first search only), applies dynamic
+	// partial-order reduction on top of Reducer.
+	Dynamic Dynamic
 	// OnTransition, if set, is called after every transition executed, with
 	// the state it left, the transition, the method and pc of the
 	// instruction that began it, and the state it reached (-1 when the
@@ -187,6 +222,9 @@ type Stats struct {
 	// expanded fully.
 	Reduced  int64
 	Provisos int64
+	// With dynamic partial-order reduction: levels given more transitions
+	// to explore because of a race (or a cycle).
+	Backtracks int64
 	// Store is the visited set's memory account and, for the lossy
 	// stores, the estimated probability of a missed state. PeakMemory is
 	// the most memory the Go runtime had mapped when sampled (about every
@@ -318,7 +356,7 @@ func (s *search) reduce(start int) int {
 }
 
 func (s *search) setOnStack(id int32, fp uint64, on bool) {
-	if s.proviso != ProvisoStack || s.opts.Reducer == nil {
+	if (s.proviso != ProvisoStack || s.opts.Reducer == nil) && s.opts.Dynamic == nil {
 		return
 	}
 	if s.exact == nil {
@@ -538,6 +576,13 @@ func (s *search) shuffleRange(a, b int) {
 // the top of the DFS stack.
 func (s *search) push(id int32, start int) {
 	end := s.reduce(start)
+	if d := s.opts.Dynamic; d != nil {
+		n := end - start
+		end = start + d.Enter(s.m, len(s.stack), s.trans[start:], n)
+		if n == len(s.trans)-start && end < len(s.trans) {
+			s.stats.Reduced++
+		}
+	}
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
@@ -549,6 +594,9 @@ func (s *search) push(id int32, start int) {
 func (s *search) dfs() {
 	if s.opts.Shuffle != 0 {
 		s.rng = rand.New(rand.NewPCG(s.opts.Shuffle, 0x6d637673))
+	}
+	if s.opts.Dynamic != nil {
+		s.opts.Dynamic.Start(s)
 	}
 	id, _ := s.visit()
 	if !s.check(id) {
@@ -588,13 +636,24 @@ func (s *search) dfs() {
 			}
 			s.loaded = top.id
 		}
+		if s.opts.Dynamic != nil {
+			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
+		}
 		if f := s.step(top.id, tr); f != nil {
 			s.transition(top.id, tr, -1, false)
 			s.record(f, -1, nil)
+			if s.opts.Dynamic != nil {
+				// The path ends here, before the other threads ran and
+				// their races could show: they all get explored.
+				s.ScheduleAll(len(s.stack) - 1)
+			}
 			continue
 		}
 		nid, isNew := s.visit()
 		s.transition(top.id, tr, nid, isNew)
+		if s.opts.Dynamic != nil {
+			s.opts.Dynamic.After(s.m, len(s.stack)-1, isNew, !isNew && s.isOnStack(nid))
+		}
 		if top.end < top.full {
 			switch s.proviso {
 			case ProvisoStack:
@@ -653,7 +712,9 @@ func (s *search) snapshot() {
 	if top.full-top.start < 2 {
 		return
 	}
-	if level >= maxSnapDepth {
+	if level >= maxSnapDepth && s.opts.Dynamic == nil {
+		// (Dynamic reduction compares object references along the path,
+		// which only raw snapshots keep: it snapshots every level.)
 		if s.exact == nil {
 			// Decoded from here on backtracking: a lossy store keeps no
 			// encodings, so the level keeps its own (s.enc is the
@@ -776,4 +837,30 @@ func memoryInUse() int64 {
 // while some started thread has not ended.
 func deadlock() *vm.Fault {
 	return &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}
+}
+
+// Schedule implements Scheduler: thread's transitions at level join those
+// to explore.
+func (s *search) Schedule(level int, thread int32) {
+	f := &s.stack[level]
+	added := false
+	for i := f.end; i < f.full; i++ {
+		if s.trans[i].Thread == thread {
+			s.trans[i], s.trans[f.end] = s.trans[f.end], s.trans[i]
+			f.end++
+			added = true
+		}
+	}
+	if added {
+		s.stats.Backtracks++
+	}
+}
+
+// ScheduleAll implements Scheduler: level explores all its transitions.
+func (s *search) ScheduleAll(level int) {
+	f := &s.stack[level]
+	if f.end < f.full {
+		f.end = f.full
+		s.stats.Backtracks++
+	}
 }

@@ -18,19 +18,24 @@ type Mode uint8
 // thread-local objects thread-local instructions and expands a state with
 // one thread's transition when it touches only such objects; Ample adds
 // persistent sets from the static analysis of what other threads can still
-// access (read/write aware). All is both, the strongest sound combination
-// and the default.
+// access (read/write aware, lock aware); DPOR is stateful dynamic
+// partial-order reduction (depth-first search only). All is Escape and
+// Ample, the strongest sound combination measured (benchmarks/RESULTS.md)
+// and the default: DPOR cannot be combined with Escape's merging of
+// accesses, which reduces more, so it is not part of it.
 const (
 	None   Mode = 0
 	Escape Mode = 1 << iota
 	Ample
+	DPOR
 	All = Escape | Ample
 )
 
-var modeNames = map[Mode]string{None: "none", Escape: "escape", Ample: "ample", All: "all"}
+var modeNames = map[Mode]string{None: "none", Escape: "escape", Ample: "ample", DPOR: "dpor", All: "all",
+	Escape | DPOR: "escape+dpor", Ample | DPOR: "ample+dpor", Escape | Ample | DPOR: "escape+ample+dpor"}
 
 // ModeNames lists the accepted --por values.
-const ModeNames = "none, escape, ample, all"
+const ModeNames = "none, escape, ample, dpor, all (escape and ample), ample+dpor, escape+dpor, escape+ample+dpor"
 
 func (m Mode) String() string {
 	if s, ok := modeNames[m]; ok {
@@ -41,8 +46,8 @@ func (m Mode) String() string {
 
 // ParseMode parses a --por value.
 func ParseMode(s string) (Mode, error) {
-	for m, n := range modeNames {
-		if n == s {
+	for _, m := range []Mode{None, Escape, Ample, DPOR, All, Escape | DPOR, Ample | DPOR, Escape | Ample | DPOR} {
+		if modeNames[m] == s {
 			return m, nil
 		}
 	}
@@ -50,9 +55,12 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // VMOptions returns o with the vm's part of mode m set: escape analysis
-// inside transitions (at transition granularity).
+// inside transitions (at transition granularity), unless m includes DPOR.
 func (m Mode) VMOptions(o vm.Options) vm.Options {
-	o.Escape = m&Escape != 0
+	// Dynamic reduction needs every shared access at the start of a
+	// transition (see vm.Footprint), so with DPOR escape analysis only
+	// chooses persistent sets and does not merge accesses.
+	o.Escape = m&Escape != 0 && m&DPOR == 0
 	return o
 }
 
@@ -70,6 +78,7 @@ type Reducer struct {
 	nent     int
 	joinBit  int
 	startBit int
+	monBit   int // any monitor operation (for DPOR's summaries)
 	// guarded[m][pc]: instruction pc of method m is a getfield or putfield
 	// on the receiver of synchronized method m.
 	guarded [][]bool
@@ -94,8 +103,9 @@ func New(p *bytecode.Program, m Mode) *Reducer {
 	r.nent = len(p.Fields) + len(p.Statics) + 1
 	r.joinBit = 4 * r.nent
 	r.startBit = r.joinBit + 1
-	r.words = (r.startBit + 64) / 64
-	if m&Ample != 0 {
+	r.monBit = r.joinBit + 2
+	r.words = (r.monBit + 64) / 64
+	if m&(Ample|DPOR) != 0 {
 		r.analyse()
 	}
 	return r
@@ -187,6 +197,12 @@ func (r *Reducer) analyse() {
 				set(b, r.arrayBit(true))
 			case bytecode.OpJoin:
 				set(b, r.joinBit)
+			case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
+				set(b, r.monBit)
+			case bytecode.OpReturn, bytecode.OpRetval:
+				if p.Methods[mi].Sync() {
+					set(b, r.monBit)
+				}
 			case bytecode.OpStart:
 				set(b, r.startBit)
 			case bytecode.OpInvokestatic, bytecode.OpNewthread:
@@ -208,6 +224,9 @@ func (r *Reducer) analyse() {
 	sum := make([][]uint64, nm)
 	for mi := range sum {
 		sum[mi] = make([]uint64, r.words)
+		if p.Methods[mi].Sync() {
+			set(sum[mi], r.monBit) // the call takes the monitor
+		}
 		for _, b := range own[mi] {
 			or(sum[mi], b)
 		}
@@ -326,6 +345,10 @@ func (r *Reducer) future(m *vm.Machine, u int32, dst []uint64) {
 	}
 }
 
+// Reduces reports whether the reducer chooses persistent sets (Escape or
+// Ample); a reducer for DPOR alone only provides the static analysis.
+func (r *Reducer) Reduces() bool { return r != nil && r.mode&(Escape|Ample) != 0 }
+
 // Ample reorders trans, the enabled transitions of the machine's current
 // state in thread order, so that a persistent set comes first, and returns
 // its length (len(trans) when the state must be fully expanded). The set
@@ -336,7 +359,7 @@ func (r *Reducer) future(m *vm.Machine, u int32, dst []uint64) {
 // monitor release, or a thread start or end, that no other thread can
 // still access in a conflicting way (two reads do not conflict).
 func (r *Reducer) Ample(m *vm.Machine, trans []vm.Trans) int {
-	if r == nil || len(trans) < 2 {
+	if !r.Reduces() || len(trans) < 2 {
 		return len(trans)
 	}
 	r.prepare(m)

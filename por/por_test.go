@@ -44,6 +44,8 @@ func (c config) String() string {
 var configs = []config{
 	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
 	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
+	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
 	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
 	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact},
 	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact},
@@ -70,7 +72,12 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 		OnEnd: func(fp uint64) { o.ends[fp] = true },
 	}
 	if r := por.New(p, c.mode); r != nil {
-		opts.Reducer = r
+		if r.Reduces() {
+			opts.Reducer = r
+		}
+		if c.mode&por.DPOR != 0 && c.order == explorer.DFS {
+			opts.Dynamic = por.NewDynamic(r)
+		}
 	}
 	res := explorer.Search(m, opts)
 	o.limit = res.Limit != ""
@@ -96,9 +103,9 @@ func genCount(t *testing.T, def int) int {
 // reduction against the unreduced search on generated programs (the POR
 // generator, the base one and the base one with exception handlers): each must find exactly the same violations, deadlocked
 // states and end states. MCVM_GEN_PROGRAMS sets how many programs of each
-// generator (default 100; a longer run: MCVM_GEN_PROGRAMS=5000).
+// generator (default 60; a longer run: MCVM_GEN_PROGRAMS=5000).
 func TestGenerated_reductionIsSound(t *testing.T) {
-	n := genCount(t, 100)
+	n := genCount(t, 60)
 	type gen struct {
 		name string
 		f    func(uint64) string
@@ -162,7 +169,8 @@ func TestGeneratePOR_deterministic(t *testing.T) {
 	}
 }
 
-// TestModels_sameVerdicts runs the reduction's regression programs
+// TestModels_sameVerdicts (MCVM_POR_LONG=1 for dynamic reduction on the
+// models above 100,000 states too) runs the reduction's regression programs
 // (testdata: each a way a too-eager reduction would miss its error), every
 // conformance program and the benchmark models at their small sizes with
 // every mode: the same verdict and the
@@ -191,12 +199,17 @@ func TestModels_sameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact}, 300000)
+		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact}, 600000)
 		if full.limit {
-			t.Logf("%s: too large to compare", path)
+			t.Errorf("%s: too large to compare", path)
 			continue
 		}
 		for _, c := range configs {
+			if full.stats.States > 100000 && c.mode&por.DPOR != 0 && os.Getenv("MCVM_POR_LONG") == "" {
+				// Dynamic reduction is several times slower per state: on
+				// the big models only in the long run (MCVM_POR_LONG=1).
+				continue
+			}
 			red := explore(t, p, c, 0)
 			if !maps.Equal(full.errors, red.errors) || !maps.Equal(full.ends, red.ends) {
 				t.Errorf("%s, %s: errors %v, %d end states; unreduced %v, %d", filepath.Base(path), c,

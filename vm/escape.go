@@ -366,3 +366,139 @@ func (m *Machine) ThreadStatus(tid int32) Status { return m.S.Threads[tid].Statu
 // contains such a transition (Edelkamp's sticky transitions, the static
 // cycle proviso).
 func (m *Machine) BackJump() bool { return m.back }
+
+// FootKind classifies the shared location a transition touches.
+type FootKind uint8
+
+// Footprint kinds.
+const (
+	FootNone    FootKind = iota // nothing another thread can see
+	FootField                   // field Index of object Obj
+	FootStatic                  // static Index
+	FootElem                    // element Index of array Obj
+	FootMonitor                 // the monitor (and wait set) of Obj
+	FootThread                  // the status of thread Index (start, join, end)
+	FootAny                     // unknown: dependent on everything
+)
+
+// Footprint is the location the next transition of a thread touches, for
+// dynamic partial-order reduction: the access of its first instruction (the
+// rest of a transition is thread-local; dynamic reduction is not combined
+// with Options.Escape, whose merged accesses to objects that are the
+// thread's own now may race with other threads' earlier accesses, when the
+// objects were shared). An object of the thread's own still counts: it may
+// have been shared before. Obj is a raw reference of the active state: it
+// identifies the object along one path of the search as long as states are
+// restored from snapshots, not decoded.
+type Footprint struct {
+	Kind  FootKind
+	Write bool
+	// Acquire marks a monitor operation that takes the monitor (monitorenter,
+	// a synchronized call, reacquiring after wait); the others (monitorexit,
+	// a synchronized return, wait, notify) are done holding it, so they are
+	// never enabled together with another thread's.
+	Acquire bool
+	Obj     heap.Ref
+	Index   int64
+}
+
+// NextFootprint returns the footprint of thread tid's next transition,
+// whether or not it is enabled (a blocked monitorenter touches the monitor;
+// a waiting or notified thread will reacquire its monitor).
+func (m *Machine) NextFootprint(tid int32) Footprint {
+	t := m.S.Threads[tid]
+	switch t.Status {
+	case StatusWaiting, StatusNotified:
+		return Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: t.WaitObj}
+	case StatusRunnable:
+	default:
+		return Footprint{}
+	}
+	o := m.next(t)
+	in := o.in
+	top := func(d int) Value {
+		if len(t.Stack) < d {
+			return Value{}
+		}
+		return t.Stack[len(t.Stack)-d]
+	}
+	obj := func(d int) (heap.Ref, bool) {
+		v := top(d)
+		r := heap.Ref(v.I)
+		if !v.Ref || r == heap.Null || !m.S.Heap.Valid(r) {
+			return 0, false
+		}
+		return r, true
+	}
+	switch in.Op {
+	case bytecode.OpGetfield, bytecode.OpPutfield:
+		d := 1
+		if in.Op == bytecode.OpPutfield {
+			d = 2
+		}
+		r, ok := obj(d)
+		if !ok {
+			return Footprint{}
+		}
+		return Footprint{Kind: FootField, Write: in.Op == bytecode.OpPutfield, Obj: r, Index: in.A}
+	case bytecode.OpGetstatic, bytecode.OpPutstatic:
+		return Footprint{Kind: FootStatic, Write: in.Op == bytecode.OpPutstatic, Index: in.A}
+	case bytecode.OpArrload, bytecode.OpArrstore:
+		d := 2
+		if in.Op == bytecode.OpArrstore {
+			d = 3
+		}
+		r, ok := obj(d)
+		if !ok {
+			return Footprint{}
+		}
+		return Footprint{Kind: FootElem, Write: in.Op == bytecode.OpArrstore, Obj: r, Index: top(d - 1).I}
+	case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
+		r, ok := obj(1)
+		if !ok {
+			return Footprint{}
+		}
+		return Footprint{Kind: FootMonitor, Write: true, Acquire: in.Op == bytecode.OpMonitorenter, Obj: r}
+	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+		callee := m.callee(t, o)
+		if callee < 0 || !m.syncMethod[callee] {
+			if in.Op == bytecode.OpInvokevirtual && callee < 0 {
+				return Footprint{} // it throws
+			}
+			return Footprint{}
+		}
+		r, ok := obj(int(m.prog.Methods[callee].Args))
+		if !ok {
+			return Footprint{}
+		}
+		return Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: r}
+	case bytecode.OpReturn, bytecode.OpRetval:
+		f := t.top()
+		if len(t.Frames) == 1 {
+			if f.Lock != heap.Null {
+				return Footprint{Kind: FootAny}
+			}
+			return Footprint{Kind: FootThread, Write: true, Index: int64(t.ID)}
+		}
+		if f.Lock == heap.Null {
+			return Footprint{}
+		}
+		return Footprint{Kind: FootMonitor, Write: true, Obj: f.Lock}
+	case bytecode.OpStart, bytecode.OpJoin:
+		u := m.threadOf(top(1))
+		if u == nil {
+			return Footprint{}
+		}
+		return Footprint{Kind: FootThread, Write: in.Op == bytecode.OpStart, Index: int64(u.ID)}
+	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
+		return Footprint{}
+	}
+	if !in.Op.Is(bytecode.FlagSched) {
+		return Footprint{} // a thread-local instruction
+	}
+	return Footprint{Kind: FootAny}
+}
+
+// Threw reports whether the last Step threw an exception (which may have
+// released monitors of synchronized frames, or ended the thread).
+func (m *Machine) Threw() bool { return m.threw }

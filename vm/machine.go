@@ -155,6 +155,7 @@ type Machine struct {
 	owner     []int32
 	markStack []markItem
 	back      bool // the last Step jumped backwards (see BackJump)
+	threw     bool // the last Step threw (see Threw)
 	conf      []bool
 	confStack []heap.Ref
 	slotField [][]int32 // per class, per slot: the field it holds
@@ -474,6 +475,7 @@ func (m *Machine) Step(tr Trans) *Fault {
 	t.stamp = m.clock
 	m.version++
 	m.back = false
+	m.threw = false
 	m.faulted = false
 	m.choice = tr.Choice
 	m.executed = 0

@@ -54,7 +54,7 @@ type reductionFlags struct {
 }
 
 func (f *reductionFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); all (both, the strongest sound combination)")
+	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); dpor (stateful dynamic POR, depth-first only; also ample+dpor, escape+dpor, escape+ample+dpor, where escape chooses persistent sets but does not merge accesses); all (escape and ample: the strongest sound combination measured)")
 	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
 }
 
@@ -72,9 +72,20 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 	if pv == explorer.ProvisoStack && eo.Order != explorer.DFS {
 		return vo, 0, fmt.Errorf("--proviso=stack needs depth-first search (use duplicate or static with --search=bfs)")
 	}
+	if mode&por.DPOR != 0 && eo.Order != explorer.DFS {
+		if mode == por.DPOR {
+			return vo, 0, fmt.Errorf("--por=dpor needs depth-first search")
+		}
+		mode &^= por.DPOR // breadth-first: escape and ample sets only
+	}
 	eo.Proviso = pv
 	if r := por.New(p, mode); r != nil {
-		eo.Reducer = r
+		if r.Reduces() {
+			eo.Reducer = r
+		}
+		if mode&por.DPOR != 0 {
+			eo.Dynamic = por.NewDynamic(r)
+		}
 	}
 	return mode.VMOptions(vo), mode, nil
 }
