@@ -43,6 +43,7 @@ type Dynamic struct {
 	}
 	stack   []entry
 	enabled [][]int32 // per level: the threads enabled there
+	ample   []bool    // per level: explored with the static reducer's persistent set
 	fut     []uint64
 	zero    []int32
 }
@@ -83,6 +84,10 @@ func (d *Dynamic) Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int {
 		}
 	}
 	d.enabled[level] = en
+	for len(d.ample) <= level {
+		d.ample = append(d.ample, false)
+	}
+	d.ample[level] = n < len(trans)
 	if n < len(trans) || len(trans) == 0 {
 		return n
 	}
@@ -161,6 +166,11 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 // backtrack adds thread p at level i, or all of level i's transitions if p
 // was not enabled there.
 func (d *Dynamic) backtrack(i int, p int32) {
+	if d.ample[i] {
+		// A persistent set already: no transition outside it can race
+		// with one in it before one of them runs.
+		return
+	}
 	for _, u := range d.enabled[i] {
 		if u == p {
 			d.sched.Schedule(i, p)
