@@ -5,6 +5,7 @@ import (
 
 	"mcvm/asm"
 	"mcvm/explorer"
+	"mcvm/por"
 	"mcvm/vm"
 )
 
@@ -59,5 +60,46 @@ func BenchmarkModels(b *testing.B) {
 		b.Run("model="+md.Name, func(b *testing.B) {
 			benchCheck(b, md.Name+".mcasm", md.Small.Defines, md.Small.States, explorer.StorageExact)
 		})
+	}
+}
+
+// TestModels_defaults checks each model's EXPECT verdict at its default
+// (thesis) parameters with the default partial-order reduction, for the
+// models whose reduced search stops (at its first error, or complete for
+// ok) within 500,000 states; the others are logged. A verdict found is
+// never allowed to differ from the recorded one.
+func TestModels_defaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thesis-sized models")
+	}
+	models, err := LoadModels("models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, md := range models {
+		p, err := asm.AssembleFile(md.Path, asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := vm.New(p, por.All.VMOptions(vm.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := explorer.Search(m, explorer.Options{MaxStates: 500000, Reducer: por.New(p, por.All)})
+		got := res.Verdict.String()
+		switch {
+		case res.Verdict == explorer.VerdictLimit:
+			t.Logf("%s: not decided within 500,000 states (EXPECT %s)", md.Name, md.Expect)
+		case md.Expect == "unknown":
+			t.Errorf("%s: verdict %s at the defaults, recorded as unknown: record it", md.Name, got)
+		case got != md.Expect:
+			t.Errorf("%s: verdict %s at the defaults, want %s", md.Name, got, md.Expect)
+		default:
+			checked++
+		}
+	}
+	if checked < 6 {
+		t.Errorf("only %d models decided at their defaults", checked)
 	}
 }
