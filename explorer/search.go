@@ -340,6 +340,7 @@ type search struct {
 	proviso Proviso
 	onStack []uint64 // DFS with ProvisoStack: states on the stack
 	sticky  bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
+	faulted bool     // BFS: a transition of the reduced set faulted
 }
 
 // reduce applies the reducer to the transitions of the state just checked,
@@ -642,10 +643,14 @@ func (s *search) dfs() {
 		if f := s.step(top.id, tr); f != nil {
 			s.transition(top.id, tr, -1, false)
 			s.record(f, -1, nil)
-			if s.opts.Dynamic != nil {
-				// The path ends here, before the other threads ran and
-				// their races could show: they all get explored.
-				s.ScheduleAll(len(s.stack) - 1)
+			if top.end < top.full {
+				// The path ends here: the other threads' transitions,
+				// independent of this one, would never be taken after it,
+				// and a reduced state would lose everything they reach
+				// (their own errors, end states) without it. The state is
+				// expanded fully (this is also what dynamic reduction
+				// needs: the races of the other threads never show).
+				s.expandFully(top)
 			}
 			continue
 		}
@@ -761,6 +766,7 @@ func (s *search) bfs() {
 		}
 		end := len(s.level)
 		s.sticky = false
+		s.faulted = false
 		if s.opts.Reducer != nil && end > 1 {
 			end = s.opts.Reducer.Ample(s.m, s.level)
 			if end < len(s.level) {
@@ -773,7 +779,7 @@ func (s *search) bfs() {
 				// The cycle proviso: a reduced state whose persistent set
 				// led to no new state (duplicate), or took a sticky
 				// transition (static), is expanded fully.
-				if anyNew && s.proviso != ProvisoStatic || s.proviso == ProvisoStatic && !s.sticky {
+				if !s.faulted && (anyNew && s.proviso != ProvisoStatic || s.proviso == ProvisoStatic && !s.sticky) {
 					break
 				}
 				s.stats.Provisos++
@@ -789,6 +795,9 @@ func (s *search) bfs() {
 			if f := s.step(cur, tr); f != nil {
 				s.transition(cur, tr, -1, false)
 				s.record(f, cur, &tr)
+				if i < end {
+					s.faulted = true // see the depth-first search
+				}
 				continue
 			}
 			nid, isNew := s.visit()
