@@ -130,15 +130,7 @@ func (g *gen) porProgram(seed uint64) string {
 		g.emit("getfield Obj.f1")
 		g.emit("putstatic G.s1")
 	}
-	if g.rng.IntN(2) == 0 {
-		for t := 0; t < threads; t++ {
-			g.emit("load h%d", t)
-			g.emit("join")
-		}
-		g.assertion()
-	}
-	g.emit("return")
-	g.b.WriteString(".end\n")
+	g.endMain(threads)
 	if inv > 0 {
 		g.b.WriteString(".invariant G.inv\n")
 	}

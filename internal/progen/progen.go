@@ -84,15 +84,7 @@ func (g *gen) program(seed uint64) string {
 		g.emit("load h%d", t)
 		g.emit("start")
 	}
-	if g.rng.IntN(2) == 0 {
-		for t := 0; t < threads; t++ {
-			g.emit("load h%d", t)
-			g.emit("join")
-		}
-		g.assertion()
-	}
-	g.emit("return")
-	g.b.WriteString(".end\n")
+	g.endMain(threads)
 	return g.b.String()
 }
 
@@ -233,4 +225,18 @@ func (g *gen) handler(depth int) {
 	} else {
 		fmt.Fprintf(&g.b, ".catch Exception %s %s %s %s\n", try, end, h, hend)
 	}
+}
+
+// endMain ends main: maybe joining every thread and asserting on a shared
+// value, then returning.
+func (g *gen) endMain(threads int) {
+	if g.rng.IntN(2) == 0 {
+		for t := 0; t < threads; t++ {
+			g.emit("load h%d", t)
+			g.emit("join")
+		}
+		g.assertion()
+	}
+	g.emit("return")
+	g.b.WriteString(".end\n")
 }
