@@ -52,6 +52,7 @@ type Dynamic struct {
 type entry struct {
 	thread int32
 	fp     vm.Footprint
+	vis    bool    // fp writes something an invariant reads
 	clock  []int32 // clock[u]: 1 + the last level of thread u that happens before it
 }
 
@@ -107,6 +108,7 @@ func (d *Dynamic) Before(m *vm.Machine, level int, tr vm.Trans) {
 	e := &d.stack[level]
 	e.thread = tr.Thread
 	e.fp = m.NextFootprint(tr.Thread)
+	e.vis = d.visibleWrite(e.fp)
 }
 
 // After implements explorer.Dynamic.
@@ -134,9 +136,10 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 			if fp.Kind == vm.FootNone {
 				continue
 			}
+			vis := d.visibleWrite(fp)
 			for i := n - 1; i >= 0; i-- {
 				x := &d.stack[i]
-				if x.thread == p || !d.dependent(x.fp, fp) || !coEnabled(x.fp, fp, x.thread) || at(cp, x.thread) >= int32(i+1) {
+				if x.thread == p || at(cp, x.thread) >= int32(i+1) || !dependent(x.fp, x.vis, fp, vis) || !coEnabled(x.fp, fp, x.thread) {
 					continue
 				}
 				d.backtrack(i, p)
@@ -153,7 +156,7 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 			if x.thread == p || at(cp, x.thread) >= int32(i+1) {
 				continue
 			}
-			if d.dependentFuture(x.fp, p, waiting) {
+			if d.dependentFuture(x.fp, x.vis, p, waiting) {
 				d.backtrack(i, p)
 			}
 		}
@@ -210,7 +213,7 @@ func (d *Dynamic) clock(level int) {
 	c = append(c, base...)
 	for j := 0; j < level; j++ {
 		x := &d.stack[j]
-		if x.thread == e.thread || !d.dependent(x.fp, e.fp) {
+		if x.thread == e.thread || !dependent(x.fp, x.vis, e.fp, e.vis) {
 			continue
 		}
 		for len(c) < len(x.clock) {
@@ -268,14 +271,15 @@ func (d *Dynamic) visibleWrite(fp vm.Footprint) bool {
 // location, one of them writing (monitor operations always conflict). Two
 // writes of what the invariants read are dependent too, so that every
 // combination of values they can see is reached.
-func (d *Dynamic) dependent(a, b vm.Footprint) bool {
+// (va and vb: whether a and b write what the invariants read.)
+func dependent(a vm.Footprint, va bool, b vm.Footprint, vb bool) bool {
 	if a.Kind == vm.FootNone || b.Kind == vm.FootNone {
 		return false
 	}
 	if a.Kind == vm.FootAny || b.Kind == vm.FootAny {
 		return true
 	}
-	if d.visibleWrite(a) && d.visibleWrite(b) {
+	if va && vb {
 		return true
 	}
 	if a.Kind != b.Kind {
@@ -297,7 +301,7 @@ func (d *Dynamic) dependent(a, b vm.Footprint) bool {
 // field, static or array elements with a write on either side, any monitor
 // operation (or p waiting for one), any start or join, p's own status, or,
 // for a write the invariants see, a write of anything they read.
-func (d *Dynamic) dependentFuture(a vm.Footprint, p int32, waiting bool) bool {
+func (d *Dynamic) dependentFuture(a vm.Footprint, vis bool, p int32, waiting bool) bool {
 	r, f := d.red, d.fut
 	g := 2 * r.nent
 	conflict := func(e int, write bool) bool {
@@ -312,7 +316,7 @@ func (d *Dynamic) dependentFuture(a vm.Footprint, p int32, waiting bool) bool {
 	case vm.FootAny:
 		return true
 	}
-	if d.visibleWrite(a) {
+	if vis {
 		for e := 0; e < r.nent; e++ {
 			if (has(r.invRead, e) || has(r.invRead, g+e)) && (has(f, r.nent+e) || has(f, g+r.nent+e)) {
 				return true
