@@ -1,16 +1,22 @@
-// Package por implements partial-order reduction for mcvm's explorer:
-// persistent (ample) sets built from object escape analysis and from a
-// static analysis of what each thread can still access, so that a state
-// is expanded with the transitions of one thread only when no other thread
-// can ever interfere with them.
+// Package por implements partial-order reduction for mcvm's explorer.
 //
-// The explorer owns the cycle proviso (it depends on the search order); this
-// package only answers, for a state, which enabled transitions form a
-// persistent set whose transitions are invisible to the program's
-// invariants. Escape analysis itself runs in the vm, on the active heap
-// (vm.Options.Escape, vm.Machine.NextAccess), because the vm consults it
-// inside a transition.
+// Reducer chooses persistent (ample) sets: a state is expanded with one
+// thread's transitions when object escape analysis, or a static analysis
+// of what every other thread can still access (read/write and lock aware),
+// shows that nothing another thread can do before them depends on them,
+// and the invariants cannot see them. Dynamic is stateful dynamic
+// partial-order reduction (Flanagan and Godefroid's races on the DFS stack,
+// with the static analysis standing in for interleaving information at
+// revisited states).
 //
-// por imports vm and bytecode only; it must not import explorer (it
-// implements explorer.Reducer structurally) or scc.
+// The explorer owns the cycle proviso (it depends on the search order);
+// this package only answers, for a state, which enabled transitions to
+// explore. Escape analysis itself runs in the vm, on the active heap
+// (vm.Options.Escape, vm.Machine.NextAccess, vm.Machine.Confined), because
+// the vm consults it inside a transition; footprints for the dynamic
+// reduction come from vm.Machine.NextFootprint.
+//
+// por imports vm and bytecode only; it must not import explorer (Reducer
+// and Dynamic implement explorer.Reducer and explorer.Dynamic
+// structurally) or scc.
 package por
