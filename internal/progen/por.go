@@ -198,17 +198,7 @@ func (g *gen) porOp(depth int) {
 			return
 		}
 		lk := [...]string{"getstatic G.lock0", "getstatic G.lock1", "load l"}[g.rng.IntN(3)]
-		g.emit("%s", lk)
-		g.emit("monitorenter")
-		for n := 1 + g.rng.IntN(2); n > 0; n-- {
-			g.porOp(depth - 1)
-		}
-		if g.rng.IntN(3) == 0 {
-			g.emit("%s", lk)
-			g.emit("notifyall")
-		}
-		g.emit("%s", lk)
-		g.emit("monitorexit")
+		g.monitor(lk, func() { g.porOp(depth - 1) })
 	case k == 9: // wait for s0 under lock0 (in a loop: a lost wake-up deadlocks)
 		top, done := g.label(), g.label()
 		g.emit("getstatic G.lock0")

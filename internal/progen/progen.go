@@ -127,18 +127,7 @@ func (g *gen) op(depth int) {
 			g.emit("yield")
 			return
 		}
-		l := fmt.Sprintf("G.lock%d", g.rng.IntN(2))
-		g.emit("getstatic %s", l)
-		g.emit("monitorenter")
-		for n := 1 + g.rng.IntN(2); n > 0; n-- {
-			g.op(depth - 1)
-		}
-		if g.rng.IntN(3) == 0 {
-			g.emit("getstatic %s", l)
-			g.emit("notifyall")
-		}
-		g.emit("getstatic %s", l)
-		g.emit("monitorexit")
+		g.monitor(fmt.Sprintf("getstatic G.lock%d", g.rng.IntN(2)), func() { g.op(depth - 1) })
 	case k == 6:
 		// Wait once unless s0 is set: a lost notification deadlocks.
 		l := fmt.Sprintf("G.lock%d", g.rng.IntN(2))
@@ -239,4 +228,20 @@ func (g *gen) endMain(threads int) {
 	}
 	g.emit("return")
 	g.b.WriteString(".end\n")
+}
+
+// monitor emits a monitor block on the object lk pushes: one or two
+// operations from inner inside, sometimes a notifyAll at the end.
+func (g *gen) monitor(lk string, inner func()) {
+	g.emit("%s", lk)
+	g.emit("monitorenter")
+	for n := 1 + g.rng.IntN(2); n > 0; n-- {
+		inner()
+	}
+	if g.rng.IntN(3) == 0 {
+		g.emit("%s", lk)
+		g.emit("notifyall")
+	}
+	g.emit("%s", lk)
+	g.emit("monitorexit")
 }
