@@ -63,7 +63,7 @@ type StoreAccount struct {
 // memoryCheck reports whether the process may allocate extra more bytes
 // under limit (0: no limit).
 func memoryCheck(limit, extra int64) bool {
-	return limit <= 0 || memoryInUse()+extra <= limit
+	return limit <= 0 || MemoryInUse()+extra <= limit
 }
 
 // compactStore is hash compaction: an open-addressing table of 64-bit

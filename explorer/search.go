@@ -519,7 +519,7 @@ func (s *search) tick() bool {
 // samplePeak samples the memory the Go runtime has mapped, updates the
 // peak, and returns the sample.
 func (s *search) samplePeak() int64 {
-	mem := memoryInUse()
+	mem := MemoryInUse()
 	if mem > s.stats.PeakMemory {
 		s.stats.PeakMemory = mem
 	}
@@ -831,15 +831,16 @@ func (s *search) bfs() {
 	}
 }
 
-var memSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-
-// memoryInUse returns the memory the Go runtime has mapped, in bytes.
-func memoryInUse() int64 {
-	metrics.Read(memSample)
-	if memSample[0].Value.Kind() != metrics.KindUint64 {
+// MemoryInUse returns the memory the Go runtime has mapped, in bytes: what
+// --memory-limit is compared with. Safe for concurrent use (parallel
+// certification calls it from several goroutines).
+func MemoryInUse() int64 {
+	sample := [1]metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(sample[:])
+	if sample[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	return int64(memSample[0].Value.Uint64())
+	return int64(sample[0].Value.Uint64())
 }
 
 // deadlock returns the fault reported for a state where no thread can run

@@ -5,7 +5,6 @@ package scc
 import (
 	"fmt"
 	bits2 "math/bits"
-	"runtime/metrics"
 	"slices"
 	"time"
 
@@ -111,17 +110,6 @@ type certifier struct {
 	stopped      bool
 	start        time.Time
 	lastProgress time.Time
-}
-
-var memSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-
-// memoryInUse returns the memory the Go runtime has mapped, in bytes.
-func memoryInUse() int64 {
-	metrics.Read(memSample)
-	if memSample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(memSample[0].Value.Uint64())
 }
 
 // Certify follows script s on machine m (Algorithm 3.1; for trustful
@@ -539,7 +527,7 @@ func (c *certifier) limited() bool {
 		o.Progress(st)
 	}
 	switch {
-	case o.MemoryLimit > 0 && c.pos&(1<<14-1) == 0 && memoryInUse() > o.MemoryLimit:
+	case o.MemoryLimit > 0 && c.pos&(1<<14-1) == 0 && explorer.MemoryInUse() > o.MemoryLimit:
 		c.res.Limit = "memory"
 	case o.MaxStates > 0 && c.res.Stats.States >= int64(o.MaxStates):
 		c.res.Limit = "states"
