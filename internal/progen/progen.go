@@ -106,22 +106,9 @@ func (g *gen) op(depth int) {
 		g.emit("putstatic %s", s)
 	case k == 2:
 		f := fmt.Sprintf("Obj.f%d", g.rng.IntN(2))
-		g.emit("getstatic G.obj")
-		g.emit("dup")
-		g.emit("getfield %s", f)
-		g.emit("push 1")
-		g.emit("add")
-		g.emit("putfield %s", f)
+		g.fieldAdd("getstatic G.obj", f, "push 1")
 	case k == 3:
-		i := g.rng.IntN(2)
-		g.emit("getstatic G.arr")
-		g.emit("push %d", i)
-		g.emit("getstatic G.arr")
-		g.emit("push %d", i)
-		g.emit("arrload")
-		g.emit("push 1")
-		g.emit("add")
-		g.emit("arrstore")
+		g.arrayInc(g.rng.IntN(2))
 	case k == 4 || k == 5:
 		if depth == 0 {
 			g.emit("yield")
@@ -244,4 +231,27 @@ func (g *gen) monitor(lk string, inner func()) {
 	}
 	g.emit("%s", lk)
 	g.emit("monitorexit")
+}
+
+// fieldAdd emits obj.f += v, where obj and v are the instructions that
+// push them.
+func (g *gen) fieldAdd(obj, f, v string) {
+	g.emit("%s", obj)
+	g.emit("dup")
+	g.emit("getfield %s", f)
+	g.emit("%s", v)
+	g.emit("add")
+	g.emit("putfield %s", f)
+}
+
+// arrayInc emits G.arr[i]++.
+func (g *gen) arrayInc(i int) {
+	g.emit("getstatic G.arr")
+	g.emit("push %d", i)
+	g.emit("getstatic G.arr")
+	g.emit("push %d", i)
+	g.emit("arrload")
+	g.emit("push 1")
+	g.emit("add")
+	g.emit("arrstore")
 }
