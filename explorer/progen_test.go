@@ -49,6 +49,31 @@ func explore(t *testing.T, src string, g vm.Granularity, order explorer.Order) o
 	return o
 }
 
+// compareMerging explores generated program src with merged transitions
+// and with single instructions, depth first, and, when they agree, with
+// merged transitions breadth first: all three must find the same
+// violations and end states. It returns the merged search's outcome, and
+// false when a search hit its state limit (the program is not compared).
+func compareMerging(t *testing.T, seed uint64, src string) (outcome, bool) {
+	t.Helper()
+	merged := explore(t, src, vm.GranTransition, explorer.DFS)
+	fine := explore(t, src, vm.GranInstruction, explorer.DFS)
+	if merged.limit || fine.limit {
+		return merged, false
+	}
+	if !maps.Equal(merged.errors, fine.errors) || !maps.Equal(merged.ends, fine.ends) {
+		t.Errorf("seed %d: merged transitions find errors %v and %d end states, single instructions %v and %d\n%s",
+			seed, slices.Sorted(maps.Keys(merged.errors)), len(merged.ends),
+			slices.Sorted(maps.Keys(fine.errors)), len(fine.ends), src)
+		return merged, true
+	}
+	bfs := explore(t, src, vm.GranTransition, explorer.BFS)
+	if !maps.Equal(merged.errors, bfs.errors) || !maps.Equal(merged.ends, bfs.ends) {
+		t.Errorf("seed %d: DFS and BFS disagree\n%s", seed, src)
+	}
+	return merged, true
+}
+
 // TestGenerated_mergingIsSound checks transition merging against the
 // unreduced search on generated programs: merging thread-local
 // instructions into transitions must find exactly the same violations
@@ -69,25 +94,13 @@ func TestGenerated_mergingIsSound(t *testing.T) {
 	}
 	compared, withErrors := 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		src := progen.Generate(seed)
-		merged := explore(t, src, vm.GranTransition, explorer.DFS)
-		fine := explore(t, src, vm.GranInstruction, explorer.DFS)
-		if merged.limit || fine.limit {
+		merged, ok := compareMerging(t, seed, progen.Generate(seed))
+		if !ok {
 			continue
 		}
 		compared++
 		if len(merged.errors) > 0 {
 			withErrors++
-		}
-		if !maps.Equal(merged.errors, fine.errors) || !maps.Equal(merged.ends, fine.ends) {
-			t.Errorf("seed %d: merged transitions find errors %v and %d end states, single instructions %v and %d\n%s",
-				seed, slices.Sorted(maps.Keys(merged.errors)), len(merged.ends),
-				slices.Sorted(maps.Keys(fine.errors)), len(fine.ends), src)
-			continue
-		}
-		bfs := explore(t, src, vm.GranTransition, explorer.BFS)
-		if !maps.Equal(merged.errors, bfs.errors) || !maps.Equal(merged.ends, bfs.ends) {
-			t.Errorf("seed %d: DFS and BFS disagree\n%s", seed, src)
 		}
 	}
 	if compared < n*3/4 {
@@ -114,21 +127,8 @@ func TestGenerated_handlers(t *testing.T) {
 		if strings.Contains(src, ".finally") || strings.Contains(src, ".catch") {
 			withHandlers++
 		}
-		merged := explore(t, src, vm.GranTransition, explorer.DFS)
-		fine := explore(t, src, vm.GranInstruction, explorer.DFS)
-		if merged.limit || fine.limit {
-			continue
-		}
-		compared++
-		if !maps.Equal(merged.errors, fine.errors) || !maps.Equal(merged.ends, fine.ends) {
-			t.Errorf("seed %d: merged transitions find errors %v and %d end states, single instructions %v and %d\n%s",
-				seed, slices.Sorted(maps.Keys(merged.errors)), len(merged.ends),
-				slices.Sorted(maps.Keys(fine.errors)), len(fine.ends), src)
-			continue
-		}
-		bfs := explore(t, src, vm.GranTransition, explorer.BFS)
-		if !maps.Equal(merged.errors, bfs.errors) || !maps.Equal(merged.ends, bfs.ends) {
-			t.Errorf("seed %d: DFS and BFS disagree\n%s", seed, src)
+		if _, ok := compareMerging(t, seed, src); ok {
+			compared++
 		}
 	}
 	if compared < n/2 || withHandlers < n/2 {
