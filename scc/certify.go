@@ -432,15 +432,8 @@ func (c *certifier) run() (err error) {
 	if v := c.s.view; v != nil {
 		for i := range v.idx {
 			e := v.entry(i)
-			c.res.Entries++
-			if c.pos&1023 == 0 && c.limited() {
-				return nil
-			}
-			if err := c.follow(&e); err != nil {
+			if done, err := c.entry(&e); done || err != nil {
 				return err
-			}
-			if c.stopped || c.res.Limit != "" {
-				return nil
 			}
 			c.pos++
 		}
@@ -459,15 +452,8 @@ func (c *certifier) run() (err error) {
 			return corrupt(c.pos, "bad bytes at payload offset %d", off)
 		}
 		off = n
-		c.res.Entries++
-		if c.pos&1023 == 0 && c.limited() {
-			return nil
-		}
-		if err := c.follow(&e); err != nil {
+		if done, err := c.entry(&e); done || err != nil {
 			return err
-		}
-		if c.stopped || c.res.Limit != "" {
-			return nil
 		}
 	}
 	return c.end(&dec)
@@ -704,4 +690,17 @@ func (c *certifier) follow(e *Entry) error {
 	c.res.Stats.States++
 	c.enter(e.ID, fp, tr)
 	return nil
+}
+
+// entry counts and follows one script entry; done says the certification
+// stops here (a limit, or an error the script ends at) without a discrepancy.
+func (c *certifier) entry(e *Entry) (done bool, err error) {
+	c.res.Entries++
+	if c.pos&1023 == 0 && c.limited() {
+		return true, nil
+	}
+	if err := c.follow(e); err != nil {
+		return true, err
+	}
+	return c.stopped || c.res.Limit != "", nil
 }
