@@ -3,7 +3,10 @@
 package por
 
 import (
+	"math/bits"
+
 	"mcvm/bytecode"
+	"mcvm/heap"
 	"mcvm/vm"
 )
 
@@ -42,10 +45,47 @@ type Dynamic struct {
 		ScheduleAll(level int)
 	}
 	stack   []entry
+	top     int       // stack[:top] are the current path's transitions
 	enabled [][]int32 // per level: the threads enabled there
 	ample   []bool    // per level: explored with the static reducer's persistent set
-	fut     []uint64
-	zero    []int32
+	// done[level]: bit u set once thread u (u < 63) has been added at
+	// level, bit 63 once all of its transitions have, so that the
+	// many races found at a revisit against the same level cost nothing
+	// after the first.
+	done []uint64
+	fut  []uint64
+
+	// Indexes of the path, so that a race check or a vector clock looks
+	// only at the transitions that can be dependent instead of scanning
+	// the whole stack: per location (an open-addressing table) the last
+	// level that touched it, chained to the earlier ones through
+	// entry.prevLoc; the last level of unknown footprint (FootAny) and the
+	// last write the invariants read, chained likewise; and per thread the
+	// last level it ran or was started at. Each link is undone when its
+	// entry leaves the path.
+	locs    []locSlot
+	nlocs   int
+	anyHead int32
+	visHead int32
+	rel     []int32
+	// For revisits, which compare a thread's future accesses (by the
+	// static analysis, per field, static and the arrays: its entities)
+	// with the path: per entity the last level that touched it, chained
+	// through entry.prevEnt, and the last monitor operation and thread
+	// status access, chained through entry.prevKind.
+	entHead []int32
+	monHead int32
+	thrHead int32
+}
+
+// locSlot is a location's slot in Dynamic.locs: the location (see
+// locOf) and the last level on the path that touched it (-1: none now).
+type locSlot struct {
+	used bool
+	kind vm.FootKind
+	obj  heap.Ref
+	idx  int64
+	head int32
 }
 
 // entry is the transition taken from one level of the DFS stack.
@@ -54,6 +94,16 @@ type entry struct {
 	fp     vm.Footprint
 	vis    bool    // fp writes something an invariant reads
 	clock  []int32 // clock[u]: 1 + the last level of thread u that happens before it
+	// Links of the path's indexes, each with what it replaced.
+	slot      int32 // its location's slot in Dynamic.locs (-1 for FootNone and FootAny)
+	prevLoc   int32 // the previous level on the same location (for FootAny: the previous FootAny level)
+	prevVis   int32 // the previous visible write (when vis)
+	prevRel   int32 // the previous level of the same thread or of its start
+	started   int32 // another thread whose status this transition writes (its start), or -1
+	prevStart int32 // the previous level of started
+	ent       int32 // the static analysis's entity of a field, static or element access, or -1
+	prevEnt   int32 // the previous level on the same entity
+	prevKind  int32 // the previous monitor operation or thread status access (FootMonitor, FootThread)
 }
 
 // NewDynamic returns the dynamic reduction for program p, using r (which must
@@ -70,6 +120,21 @@ func (d *Dynamic) Start(s interface {
 }) {
 	d.sched = s
 	d.stack = d.stack[:0]
+	d.top = 0
+	if d.locs == nil {
+		d.locs = make([]locSlot, 64)
+	}
+	clear(d.locs)
+	d.nlocs = 0
+	d.anyHead, d.visHead = -1, -1
+	d.rel = d.rel[:0]
+	if d.entHead == nil {
+		d.entHead = make([]int32, d.red.nent)
+	}
+	for i := range d.entHead {
+		d.entHead[i] = -1
+	}
+	d.monHead, d.thrHead = -1, -1
 }
 
 // Enter implements explorer.Dynamic: with a persistent set from the static
@@ -89,6 +154,10 @@ func (d *Dynamic) Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int {
 		d.ample = append(d.ample, false)
 	}
 	d.ample[level] = n < len(trans)
+	for len(d.done) <= level {
+		d.done = append(d.done, 0)
+	}
+	d.done[level] = 0
 	if n < len(trans) || len(trans) == 0 {
 		return n
 	}
@@ -100,8 +169,11 @@ func (d *Dynamic) Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int {
 }
 
 // Before implements explorer.Dynamic: the footprint of the transition about
-// to be taken from level.
+// to be taken from level, which becomes the top of the path.
 func (d *Dynamic) Before(m *vm.Machine, level int, tr vm.Trans) {
+	for d.top > level {
+		d.pop()
+	}
 	for len(d.stack) <= level {
 		d.stack = append(d.stack, entry{})
 	}
@@ -109,6 +181,168 @@ func (d *Dynamic) Before(m *vm.Machine, level int, tr vm.Trans) {
 	e.thread = tr.Thread
 	e.fp = m.NextFootprint(tr.Thread)
 	e.vis = d.visibleWrite(e.fp)
+	lv := int32(level)
+	e.slot = -1
+	switch e.fp.Kind {
+	case vm.FootNone:
+	case vm.FootAny:
+		e.prevLoc, d.anyHead = d.anyHead, lv
+	default:
+		e.slot = d.slotOf(e.fp, true)
+		e.prevLoc, d.locs[e.slot].head = d.locs[e.slot].head, lv
+	}
+	if e.vis {
+		e.prevVis, d.visHead = d.visHead, lv
+	}
+	e.ent = d.entity(e.fp)
+	switch {
+	case e.ent >= 0:
+		e.prevEnt, d.entHead[e.ent] = d.entHead[e.ent], lv
+	case e.fp.Kind == vm.FootMonitor:
+		e.prevKind, d.monHead = d.monHead, lv
+	case e.fp.Kind == vm.FootThread:
+		e.prevKind, d.thrHead = d.thrHead, lv
+	}
+	d.growRel(e.thread)
+	e.prevRel, d.rel[e.thread] = d.rel[e.thread], lv
+	e.started = -1
+	if q := e.fp.Index; e.fp.Kind == vm.FootThread && e.fp.Write && q != int64(e.thread) && q >= 0 && q < int64(m.NumThreads()) {
+		e.started = int32(q)
+		d.growRel(e.started)
+		e.prevStart, d.rel[e.started] = d.rel[e.started], lv
+	}
+	d.top = level + 1
+}
+
+// pop removes the top transition from the path, undoing its links.
+func (d *Dynamic) pop() {
+	d.top--
+	e := &d.stack[d.top]
+	if e.started >= 0 {
+		d.rel[e.started] = e.prevStart
+	}
+	d.rel[e.thread] = e.prevRel
+	switch {
+	case e.ent >= 0:
+		d.entHead[e.ent] = e.prevEnt
+	case e.fp.Kind == vm.FootMonitor:
+		d.monHead = e.prevKind
+	case e.fp.Kind == vm.FootThread:
+		d.thrHead = e.prevKind
+	}
+	if e.vis {
+		d.visHead = e.prevVis
+	}
+	switch e.fp.Kind {
+	case vm.FootNone:
+	case vm.FootAny:
+		d.anyHead = e.prevLoc
+	default:
+		d.locs[e.slot].head = e.prevLoc
+	}
+}
+
+// entity returns the static analysis's entity of a field, static or
+// array element access, and -1 for other footprints.
+func (d *Dynamic) entity(fp vm.Footprint) int32 {
+	switch fp.Kind {
+	case vm.FootField:
+		return int32(fp.Index)
+	case vm.FootStatic:
+		return int32(len(d.red.prog.Fields)) + int32(fp.Index)
+	case vm.FootElem:
+		return int32(d.red.nent - 1)
+	}
+	return -1
+}
+
+func (d *Dynamic) growRel(p int32) {
+	for int(p) >= len(d.rel) {
+		d.rel = append(d.rel, -1)
+	}
+}
+
+// locOf normalises a footprint to the location it touches: two footprints
+// of the same kind are dependent (one of them writing, for all but
+// monitors) exactly when their locations are equal.
+func locOf(fp vm.Footprint) (heap.Ref, int64) {
+	switch fp.Kind {
+	case vm.FootStatic, vm.FootThread:
+		return 0, fp.Index
+	case vm.FootMonitor:
+		return fp.Obj, 0
+	}
+	return fp.Obj, fp.Index
+}
+
+// slotOf returns the slot of fp's location in d.locs (FootField, FootElem,
+// FootStatic, FootThread or FootMonitor), adding it if add is set; -1 if it
+// is not there.
+func (d *Dynamic) slotOf(fp vm.Footprint, add bool) int32 {
+	obj, idx := locOf(fp)
+	mask := uint64(len(d.locs) - 1)
+	h := (uint64(uint32(obj))<<8 | uint64(fp.Kind)) * 0x9e3779b97f4a7c15
+	h ^= uint64(idx) * 0xc2b2ae3d27d4eb4f
+	i := (h ^ h>>31) & mask
+	for {
+		sl := &d.locs[i]
+		if !sl.used {
+			break
+		}
+		if sl.kind == fp.Kind && sl.obj == obj && sl.idx == idx {
+			return int32(i)
+		}
+		i = (i + 1) & mask
+	}
+	if !add {
+		return -1
+	}
+	if 2*(d.nlocs+1) > len(d.locs) {
+		d.growLocs()
+		return d.slotOf(fp, true)
+	}
+	d.nlocs++
+	d.locs[i] = locSlot{used: true, kind: fp.Kind, obj: obj, idx: idx, head: -1}
+	return int32(i)
+}
+
+// growLocs rehashes the location table, dropping locations no transition
+// of the path touches, doubling it if it is still more than a quarter
+// full, and moves the path's entries to their new slots.
+func (d *Dynamic) growLocs() {
+	old := d.locs
+	live := 0
+	for _, sl := range old {
+		if sl.used && sl.head >= 0 {
+			live++
+		}
+	}
+	n := len(old)
+	if 4*(live+1) > n {
+		n *= 2
+	}
+	d.locs = make([]locSlot, n)
+	d.nlocs = 0
+	for _, sl := range old {
+		if sl.used && sl.head >= 0 {
+			i := d.slotOf(vm.Footprint{Kind: sl.kind, Obj: sl.obj, Index: sl.idx}, true)
+			d.locs[i].head = sl.head
+		}
+	}
+	for j := 0; j < d.top; j++ {
+		if e := &d.stack[j]; e.slot >= 0 {
+			e.slot = d.slotOf(e.fp, false)
+		}
+	}
+}
+
+// clockOf returns thread p's clock on the current path: that of its last
+// transition, or of the start that made it runnable, or nil (all zero).
+func (d *Dynamic) clockOf(p int32) []int32 {
+	if int(p) < len(d.rel) && d.rel[p] >= 0 {
+		return d.stack[d.rel[p]].clock
+	}
+	return nil
 }
 
 // After implements explorer.Dynamic.
@@ -127,7 +361,7 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 		if st == vm.StatusTerminated {
 			continue
 		}
-		cp := d.clockOf(p, n)
+		cp := d.clockOf(p)
 		if isNew {
 			if st == vm.StatusNew {
 				continue // it cannot run before it is started, later
@@ -136,33 +370,79 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 			if fp.Kind == vm.FootNone {
 				continue
 			}
-			vis := d.visibleWrite(fp)
-			for i := n - 1; i >= 0; i-- {
-				x := &d.stack[i]
-				if x.thread == p || at(cp, x.thread) >= int32(i+1) || !dependent(x.fp, x.vis, fp, vis) || !coEnabled(x.fp, fp, x.thread) {
-					continue
-				}
+			if i := d.race(p, cp, fp, d.visibleWrite(fp), n); i >= 0 {
 				d.backtrack(i, p)
-				break
 			}
 			continue
 		}
 		// A revisit: every access p may still make, by the static
 		// analysis, against the whole stack.
 		d.red.future(m, p, d.fut)
-		waiting := st == vm.StatusWaiting || st == vm.StatusNotified
-		for i := n - 1; i >= 0; i-- {
-			x := &d.stack[i]
-			if x.thread == p || at(cp, x.thread) >= int32(i+1) {
-				continue
+		d.revisit(p, cp, st == vm.StatusWaiting || st == vm.StatusNotified)
+	}
+	if onStack {
+		d.done[level] = allDone
+		d.sched.ScheduleAll(level)
+	}
+}
+
+// revisit adds thread p, whose future accesses are d.fut and clock cp, as
+// a backtracking point at every level of the path whose transition is
+// another thread's, does not happen before p and may be dependent with
+// one of those accesses (waiting: p waits for a monitor): the levels on
+// an entity p may write, the writes on one it may read, the monitor
+// operations if p may do one, the accesses to p's status (to any thread's
+// if p may start or join one), those of unknown footprint, and the
+// visible writes if p may write what an invariant reads.
+func (d *Dynamic) revisit(p int32, cp []int32, waiting bool) {
+	r, f := d.red, d.fut
+	n := r.nent
+	races := func(i int32) bool {
+		x := &d.stack[i]
+		return x.thread != p && at(cp, x.thread) < i+1
+	}
+	for w, word := range f {
+		for word != 0 {
+			b := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			if b >= 4*n {
+				break // joinBit, startBit, monBit
 			}
-			if d.dependentFuture(x.fp, x.vis, p, waiting) {
-				d.backtrack(i, p)
+			e, write := b%(2*n), false
+			if e >= n {
+				e, write = e-n, true
+			}
+			for i := d.entHead[e]; i >= 0; i = d.stack[i].prevEnt {
+				if (write || d.stack[i].fp.Write) && races(i) {
+					d.backtrack(int(i), p)
+				}
 			}
 		}
 	}
-	if onStack {
-		d.sched.ScheduleAll(level)
+	if waiting || has(f, r.monBit) {
+		for i := d.monHead; i >= 0; i = d.stack[i].prevKind {
+			if races(i) {
+				d.backtrack(int(i), p)
+			}
+		}
+	}
+	anyThread := has(f, r.joinBit) || has(f, r.startBit)
+	for i := d.thrHead; i >= 0; i = d.stack[i].prevKind {
+		if (anyThread || d.stack[i].fp.Index == int64(p)) && races(i) {
+			d.backtrack(int(i), p)
+		}
+	}
+	for i := d.anyHead; i >= 0; i = d.stack[i].prevLoc {
+		if races(i) {
+			d.backtrack(int(i), p)
+		}
+	}
+	if d.visHead >= 0 && d.futureWritesInvariant() {
+		for i := d.visHead; i >= 0; i = d.stack[i].prevVis {
+			if races(i) {
+				d.backtrack(int(i), p)
+			}
+		}
 	}
 }
 
@@ -174,14 +454,23 @@ func (d *Dynamic) backtrack(i int, p int32) {
 		// with one in it before one of them runs.
 		return
 	}
+	if d.done[i]&allDone != 0 || p < 63 && d.done[i]&(1<<p) != 0 {
+		return
+	}
 	for _, u := range d.enabled[i] {
 		if u == p {
 			d.sched.Schedule(i, p)
+			if p < 63 {
+				d.done[i] |= 1 << p
+			}
 			return
 		}
 	}
 	d.sched.ScheduleAll(i)
+	d.done[i] = allDone
 }
+
+const allDone = 1 << 63
 
 // at reads a vector clock (missing entries are 0).
 func at(c []int32, u int32) int32 {
@@ -191,30 +480,69 @@ func at(c []int32, u int32) int32 {
 	return 0
 }
 
-// clockOf returns thread p's clock after the first n transitions of the
-// stack: that of its last transition, or of the start that made it
-// runnable, or nil (all zero).
-func (d *Dynamic) clockOf(p int32, n int) []int32 {
-	for j := n - 1; j >= 0; j-- {
-		x := &d.stack[j]
-		if x.thread == p || x.fp.Kind == vm.FootThread && x.fp.Write && x.fp.Index == int64(p) {
-			return x.clock
+// race returns the last of the first n levels whose transition races with
+// thread p's next one (footprint fp, vis if it writes what an invariant
+// reads, p's clock cp): another thread's, dependent with it, not
+// happening before p, and possibly enabled together with it; -1 if none.
+// Only the levels that can be dependent are looked at: those on fp's
+// location, those of unknown footprint and, for a visible write, the
+// other visible writes.
+func (d *Dynamic) race(p int32, cp []int32, fp vm.Footprint, vis bool, n int) int {
+	races := func(i int32) bool {
+		x := &d.stack[i]
+		return x.thread != p && at(cp, x.thread) < i+1 && dependent(x.fp, x.vis, fp, vis) && coEnabled(x.fp, fp, x.thread)
+	}
+	if fp.Kind == vm.FootAny {
+		for i := int32(n - 1); i >= 0; i-- {
+			if races(i) {
+				return int(i)
+			}
+		}
+		return -1
+	}
+	best := int32(-1)
+	if sl := d.slotOf(fp, false); sl >= 0 {
+		for i := d.locs[sl].head; i >= 0; i = d.stack[i].prevLoc {
+			if races(i) {
+				best = i
+				break
+			}
 		}
 	}
-	return nil
+	for i := d.anyHead; i > best; i = d.stack[i].prevLoc {
+		if races(i) {
+			best = i
+			break
+		}
+	}
+	if vis {
+		for i := d.visHead; i > best; i = d.stack[i].prevVis {
+			if races(i) {
+				best = i
+				break
+			}
+		}
+	}
+	return int(best)
 }
 
-// clock computes the vector clock of the transition at level: its
-// thread's, joined with those of every earlier dependent transition.
+// clock computes the vector clock of the transition at level (the top of
+// the path): its thread's, joined with those of every earlier dependent
+// transition of other threads. It is enough to join the last ones: on a
+// location, every earlier access dependent with this one is dependent
+// with, and so happens before, the last write before it (every monitor
+// operation counts as a write); every earlier transition of unknown
+// footprint happens before the last one, and every earlier visible write
+// before the last one.
 func (d *Dynamic) clock(level int) {
 	e := &d.stack[level]
 	c := e.clock[:0]
-	base := d.clockOf(e.thread, level)
-	c = append(c, base...)
-	for j := 0; j < level; j++ {
-		x := &d.stack[j]
-		if x.thread == e.thread || !dependent(x.fp, x.vis, e.fp, e.vis) {
-			continue
+	if e.prevRel >= 0 {
+		c = append(c, d.stack[e.prevRel].clock...)
+	}
+	join := func(x *entry) {
+		if x.thread == e.thread {
+			return // its own clock is at least x's already
 		}
 		for len(c) < len(x.clock) {
 			c = append(c, 0)
@@ -223,6 +551,32 @@ func (d *Dynamic) clock(level int) {
 			if v > c[u] {
 				c[u] = v
 			}
+		}
+	}
+	switch e.fp.Kind {
+	case vm.FootNone:
+	case vm.FootAny:
+		for j := 0; j < level; j++ {
+			if x := &d.stack[j]; dependent(x.fp, x.vis, e.fp, e.vis) {
+				join(x)
+			}
+		}
+	default:
+		for j := e.prevLoc; j >= 0; {
+			x := &d.stack[j]
+			if dependent(x.fp, x.vis, e.fp, e.vis) {
+				join(x)
+			}
+			if x.fp.Write || x.fp.Kind == vm.FootMonitor {
+				break
+			}
+			j = x.prevLoc
+		}
+		if j := d.anyHead; j >= 0 {
+			join(&d.stack[j])
+		}
+		if e.vis && e.prevVis >= 0 {
+			join(&d.stack[e.prevVis])
 		}
 	}
 	for int(e.thread) >= len(c) {
@@ -296,46 +650,17 @@ func dependent(a vm.Footprint, va bool, b vm.Footprint, vb bool) bool {
 	return true
 }
 
-// dependentFuture reports whether footprint a may be dependent with some
-// access thread p can still make (d.fut, by the static analysis): the same
-// field, static or array elements with a write on either side, any monitor
-// operation (or p waiting for one), any start or join, p's own status, or,
-// for a write the invariants see, a write of anything they read.
-func (d *Dynamic) dependentFuture(a vm.Footprint, vis bool, p int32, waiting bool) bool {
+// futureWritesInvariant reports whether the thread whose future is d.fut
+// may write something an invariant reads.
+func (d *Dynamic) futureWritesInvariant() bool {
 	r, f := d.red, d.fut
 	g := 2 * r.nent
-	conflict := func(e int, write bool) bool {
-		if has(f, r.nent+e) || has(f, g+r.nent+e) {
+	for e := 0; e < r.nent; e++ {
+		if (has(r.invRead, e) || has(r.invRead, g+e)) && (has(f, r.nent+e) || has(f, g+r.nent+e)) {
 			return true
 		}
-		return write && (has(f, e) || has(f, g+e))
 	}
-	switch a.Kind {
-	case vm.FootNone:
-		return false
-	case vm.FootAny:
-		return true
-	}
-	if vis {
-		for e := 0; e < r.nent; e++ {
-			if (has(r.invRead, e) || has(r.invRead, g+e)) && (has(f, r.nent+e) || has(f, g+r.nent+e)) {
-				return true
-			}
-		}
-	}
-	switch a.Kind {
-	case vm.FootField:
-		return conflict(int(a.Index), a.Write)
-	case vm.FootStatic:
-		return conflict(len(r.prog.Fields)+int(a.Index), a.Write)
-	case vm.FootElem:
-		return conflict(r.nent-1, a.Write)
-	case vm.FootMonitor:
-		return waiting || has(f, r.monBit)
-	case vm.FootThread:
-		return a.Index == int64(p) || has(f, r.joinBit) || has(f, r.startBit)
-	}
-	return true
+	return false
 }
 
 // monitorOp reports whether an instruction operates on a monitor (a
