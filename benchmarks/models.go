@@ -19,12 +19,19 @@ import (
 //	; PARAMS NAME ...                  which constants are the model's parameters, in order
 //	; SMALL -D K=V ... verdict=V states=N transitions=M
 //	                                   a configuration that checks completely in seconds
+//	; LARGE [-D K=V ...] verdict=V states=N transitions=M
+//	                                   the suite's configuration for the results table: the
+//	                                   defaults (no -D) when they check completely within 10
+//	                                   minutes on 2 cores with the default reduction (--por
+//	                                   all), else the largest probed that does; its figures are
+//	                                   those of that complete (--continue) reduced check
 //	.const NAME VALUE                  the constants and their defaults
 type Model struct {
 	Name   string // the file name without .mcasm
 	Path   string
 	Expect string // verdict at the defaults, "unknown" when not decided
 	Small  Config
+	Large  Config
 	Consts []Const // the parameters (all constants when there is no PARAMS line)
 }
 
@@ -99,6 +106,12 @@ func LoadModel(path string) (*Model, error) {
 				return nil, fail("%v", err)
 			}
 			m.Small = c
+		case strings.HasPrefix(line, "; LARGE "):
+			c, err := parseConfig(strings.TrimPrefix(line, "; LARGE "))
+			if err != nil {
+				return nil, fail("%v", err)
+			}
+			m.Large = c
 		case strings.HasPrefix(line, "; PARAMS "):
 			params = strings.Fields(strings.TrimPrefix(line, "; PARAMS "))
 		case strings.HasPrefix(line, ".const "):
@@ -129,6 +142,9 @@ func LoadModel(path string) (*Model, error) {
 	}
 	if m.Small.Verdict == "" {
 		return nil, fmt.Errorf("%s: no \"; SMALL ... verdict=V states=N transitions=M\" line", path)
+	}
+	if m.Large.Verdict == "" {
+		return nil, fmt.Errorf("%s: no \"; LARGE [-D K=V ...] verdict=V states=N transitions=M\" line", path)
 	}
 	return m, nil
 }

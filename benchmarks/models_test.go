@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"os"
 	"testing"
 
 	"mcvm/asm"
@@ -101,5 +102,53 @@ func TestModels_defaults(t *testing.T) {
 	}
 	if checked < 6 {
 		t.Errorf("only %d models decided at their defaults", checked)
+	}
+}
+
+// TestModels_large checks the LARGE configurations (the results table's)
+// exactly: a complete search with the default reduction gives the recorded
+// states, transitions and verdict. Those of up to half a million states
+// run in every test run (seconds); MCVM_LARGE=1 runs them all (the
+// largest take minutes and gigabytes).
+func TestModels_large(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thesis-sized models")
+	}
+	models, err := LoadModels("models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := os.Getenv("MCVM_LARGE") == "1"
+	ran := 0
+	for _, md := range models {
+		if md.Large.States > 500000 && !all {
+			t.Logf("%s: LARGE has %d states; MCVM_LARGE=1 checks it", md.Name, md.Large.States)
+			continue
+		}
+		ran++
+		t.Run("model="+md.Name, func(t *testing.T) {
+			p, err := asm.AssembleFile(md.Path, asm.Options{Defines: md.Large.Defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := vm.New(p, por.All.VMOptions(vm.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := explorer.Search(m, explorer.Options{Continue: true, Reducer: por.New(p, por.All)})
+			if res.Stats.States != md.Large.States || res.Stats.Transitions != md.Large.Transitions {
+				t.Errorf("LARGE: %d states, %d transitions, want %d and %d",
+					res.Stats.States, res.Stats.Transitions, md.Large.States, md.Large.Transitions)
+			}
+			if got := res.Verdict.String(); got != md.Large.Verdict {
+				t.Errorf("LARGE: verdict %s, want %s", got, md.Large.Verdict)
+			}
+			if len(md.Large.Defines) == 0 && md.Expect != "unknown" && md.Large.Verdict != md.Expect {
+				t.Errorf("LARGE is the defaults but its verdict %s is not EXPECT %s", md.Large.Verdict, md.Expect)
+			}
+		})
+	}
+	if ran < 5 {
+		t.Errorf("only %d LARGE configurations are small enough to check here", ran)
 	}
 }

@@ -22,7 +22,14 @@ import (
 
 const benchAbout = `Runs the benchmark suite (the models in --dir, or those named by --models)
 and prints one row per model: verdict, states, transitions, transitions per
-state, max depth, time, peak memory and states/s. Each model is checked in
+state, max depth, time, peak memory and states/s. Each model runs at its
+defaults (the parameters of the SCC thesis's Table 3.1, MoonWalker's for
+the JGF kernels: "thesis" in the size column) unless --small, --large or
+--set say otherwise: --large
+runs the configuration of the results table in benchmarks/RESULTS.md, the
+defaults where those check completely within 10 minutes on 2 cores with
+the default reduction and otherwise the largest configuration found that
+does ("LARGE"). Each model is checked in
 a child process (mcvm check --continue --json), so peak memory is that
 process's maximum resident set size. --compare adds the figures published
 for Java PathFinder (and MoonWalker) for the same programs, from
@@ -36,6 +43,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	models := fs.StringSlice("models", nil, "run only these models (names without .mcasm, comma separated)")
 	sets := fs.StringArray("set", nil, "override a parameter: `NAME=VALUE` for every model that has it, or MODEL.NAME=VALUE for one (repeatable)")
 	small := fs.Bool("small", false, "run each model at its SMALL configuration (seconds each) instead of its defaults")
+	large := fs.Bool("large", false, "run each model at its LARGE configuration: its defaults where they check completely in 10 minutes on 2 cores with --por all, else the largest such configuration found (benchmarks/RESULTS.md)")
 	repeat := fs.Int("repeat", 1, "run each model this many times and report the median time")
 	format := fs.String("format", "text", "output format: text, markdown or json")
 	compare := fs.Bool("compare", false, "add the published JPF/MoonWalker figures and ratios")
@@ -59,6 +67,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, _, err := storageOf(*hashCompact, *bitstate, 0); err != nil {
 		return fail(stderr, "bench", err)
+	}
+	if *small && *large {
+		return fail(stderr, "bench", fmt.Errorf("--small and --large exclude each other"))
 	}
 	if *repeat < 1 {
 		return fail(stderr, "bench", fmt.Errorf("--repeat must be at least 1"))
@@ -121,10 +132,22 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	var rows []benchRow
 	for _, m := range suite {
 		defs := map[string]int64{}
-		if *small {
-			for k, v := range m.Small.Defines {
-				defs[k] = v
+		var cfg map[string]int64
+		size := "thesis"
+		switch {
+		case *small:
+			cfg, size = m.Small.Defines, "SMALL"
+		case *large:
+			cfg = m.Large.Defines
+			if len(cfg) > 0 {
+				size = "LARGE"
 			}
+		}
+		for k, v := range cfg {
+			defs[k] = v
+		}
+		if len(overrides[m.Name]) > 0 {
+			size = "--set"
 		}
 		for k, v := range overrides[m.Name] {
 			defs[k] = v
@@ -135,6 +158,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return fail(stderr, "bench", err)
 			}
+			row.Size = size
 			if i == 0 {
 				first = row.States
 			} else if row.States > 0 && row.Limit == "" {
@@ -193,6 +217,7 @@ func parseSets(sets []string, suite []*benchmarks.Model) (map[string]map[string]
 type benchRow struct {
 	Model         string             `json:"model"`
 	Params        string             `json:"params"`
+	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
 	POR           string             `json:"por"`
 	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
 	Verdict       string             `json:"verdict"`
@@ -387,7 +412,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 		return
 	}
 	md := format == "markdown"
-	header := []string{"model", "params", "por", "verdict", "states", "transitions", "trans/state", "max depth", "time (s)", "peak MB", "states/s", "reduction"}
+	header := []string{"model", "params", "size", "por", "verdict", "states", "transitions", "trans/state", "max depth", "time (s)", "peak MB", "states/s", "reduction"}
 	var table [][]string
 	for _, r := range rows {
 		verdict := r.Verdict
@@ -398,7 +423,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 		if r.Reduction > 0 {
 			red = fmt.Sprintf("%.1fx", r.Reduction)
 		}
-		table = append(table, []string{r.Model, r.Params, r.POR, verdict, itoa(r.States), itoa(r.Transitions),
+		table = append(table, []string{r.Model, r.Params, r.Size, r.POR, verdict, itoa(r.States), itoa(r.Transitions),
 			fmt.Sprintf("%.2f", r.TransPerState), strconv.Itoa(r.MaxDepth), fmt.Sprintf("%.2f", r.TimeS),
 			fmt.Sprintf("%.0f", r.PeakMemoryMB), fmt.Sprintf("%.0f", r.StatesPerS), red})
 	}

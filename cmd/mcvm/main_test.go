@@ -257,10 +257,16 @@ func TestBench(t *testing.T) {
 		t.Errorf("bench rows = %+v", r.Rows)
 	}
 	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo", "--set", "N=2", "--format", "markdown")
-	if code != exitOK || !strings.Contains(out, "| philo | N=2 | all | deadlock |") {
+	if code != exitOK || !strings.Contains(out, "| philo | N=2 | --set | all | deadlock |") {
 		t.Errorf("bench --set N=2 --format markdown: exit %d\n%s", code, out)
 	}
+	// --large: philo's LARGE configuration is its defaults.
+	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo,philo_ok", "--large", "--format", "markdown")
+	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all | deadlock | 253 |") || !strings.Contains(out, "| philo_ok | N=5 | thesis | all | ok | 184 |") {
+		t.Errorf("bench --large: exit %d\n%s", code, out)
+	}
 	for _, args := range [][]string{
+		{"bench", "--dir", "../../benchmarks/models", "--small", "--large"},
 		{"bench", "--dir", "../../benchmarks/models", "--models", "nosuch"},
 		{"bench", "--dir", "../../benchmarks/models", "--models", "philo", "--set", "NOPE=1"},
 		{"bench", "--dir", "../../benchmarks/models", "--format", "xml"},
