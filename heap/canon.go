@@ -75,6 +75,20 @@ func AppendVarint(b []byte, x int64) []byte {
 // The first skip objects numbered are not written: the caller encodes them
 // in its own way, and they must not hold references.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
+	return c.encodeObjects(b, h, l, skip, nil)
+}
+
+// EncodeObjectsSplit is EncodeObjects that also appends to cuts, for each
+// object written, the offset in the returned slice where its record ends
+// (collapse compression stores each object's record on its own).
+func (c *Canon) EncodeObjectsSplit(b []byte, h *Heap, l *Layout, skip int, cuts []int32) ([]byte, []int32) {
+	b = c.encodeObjects(b, h, l, skip, &cuts)
+	return b, cuts
+}
+
+// encodeObjects is EncodeObjects, appending each object's end to *cuts
+// when cuts is not nil.
+func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip int, cuts *[]int32) []byte {
 	for i := skip; i < len(c.order); i++ {
 		o := &h.Objs[c.order[i]-1]
 		slots := h.Data[o.Off : o.Off+o.Len]
@@ -110,6 +124,9 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
 					b = AppendVarint(b, s)
 				}
 			}
+		}
+		if cuts != nil {
+			*cuts = append(*cuts, int32(len(b)))
 		}
 	}
 	return b

@@ -143,6 +143,23 @@ type State struct {
 // thread's frames. A thread with no exception handling under way encodes
 // as it did before structured exception handling existed.
 func (m *Machine) Encode(b []byte) []byte {
+	return m.encode(b, nil)
+}
+
+// EncodeSplit is Encode that also appends to cuts where each component of
+// the encoding ends (offsets in the returned slice): first the statics
+// block, which begins with the thread count, then each thread's record in
+// thread order, then each object's record in canonical order. The bytes
+// are exactly Encode's; the components are what collapse compression
+// (explorer.CollapseStore) stores once each.
+func (m *Machine) EncodeSplit(b []byte, cuts []int32) ([]byte, []int32) {
+	b = m.encode(b, &cuts)
+	return b, cuts
+}
+
+// encode is Encode, appending the components' ends to *cuts when cuts is
+// not nil.
+func (m *Machine) encode(b []byte, cuts *[]int32) []byte {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
@@ -158,6 +175,9 @@ func (m *Machine) Encode(b []byte) []byte {
 		} else {
 			b = heap.AppendVarint(b, v)
 		}
+	}
+	if cuts != nil {
+		*cuts = append(*cuts, int32(len(b)))
 	}
 	for _, t := range s.Threads {
 		if len(t.Pending) > 0 {
@@ -212,6 +232,13 @@ func (m *Machine) Encode(b []byte) []byte {
 				b = heap.AppendVarint(b, int64(p.B))
 			}
 		}
+		if cuts != nil {
+			*cuts = append(*cuts, int32(len(b)))
+		}
+	}
+	if cuts != nil {
+		b, *cuts = c.EncodeObjectsSplit(b, &s.Heap, m.layout, len(s.Threads), *cuts)
+		return b
 	}
 	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads))
 }
