@@ -143,7 +143,8 @@ type State struct {
 // thread's frames. A thread with no exception handling under way encodes
 // as it did before structured exception handling existed.
 func (m *Machine) Encode(b []byte) []byte {
-	return m.encode(b, nil)
+	b, _ = m.encode(b, nil, false)
+	return b
 }
 
 // EncodeSplit is Encode that also appends to cuts where each component of
@@ -153,13 +154,11 @@ func (m *Machine) Encode(b []byte) []byte {
 // are exactly Encode's; the components are what collapse compression
 // (explorer.CollapseStore) stores once each.
 func (m *Machine) EncodeSplit(b []byte, cuts []int32) ([]byte, []int32) {
-	b = m.encode(b, &cuts)
-	return b, cuts
+	return m.encode(b, cuts, true)
 }
 
-// encode is Encode, appending the components' ends to *cuts when cuts is
-// not nil.
-func (m *Machine) encode(b []byte, cuts *[]int32) []byte {
+// encode is Encode, appending the components' ends to cuts if split.
+func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
@@ -176,8 +175,8 @@ func (m *Machine) encode(b []byte, cuts *[]int32) []byte {
 			b = heap.AppendVarint(b, v)
 		}
 	}
-	if cuts != nil {
-		*cuts = append(*cuts, int32(len(b)))
+	if split {
+		cuts = append(cuts, int32(len(b)))
 	}
 	for _, t := range s.Threads {
 		if len(t.Pending) > 0 {
@@ -232,15 +231,14 @@ func (m *Machine) encode(b []byte, cuts *[]int32) []byte {
 				b = heap.AppendVarint(b, int64(p.B))
 			}
 		}
-		if cuts != nil {
-			*cuts = append(*cuts, int32(len(b)))
+		if split {
+			cuts = append(cuts, int32(len(b)))
 		}
 	}
-	if cuts != nil {
-		b, *cuts = c.EncodeObjectsSplit(b, &s.Heap, m.layout, len(s.Threads), *cuts)
-		return b
+	if split {
+		return c.EncodeObjectsSplit(b, &s.Heap, m.layout, len(s.Threads), cuts)
 	}
-	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads))
+	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads)), nil
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.

@@ -1,0 +1,252 @@
+// CollapseStore: the exact visited set with collapse compression (recursive indexing).
+
+package explorer
+
+import (
+	"encoding/binary"
+
+	"github.com/cespare/xxhash/v2"
+
+	"mcvm/heap"
+)
+
+// Component kinds, each with its own pool so that indices stay small.
+const (
+	kindStatics = iota // the statics block, with the thread count
+	kindThread         // one thread's record
+	kindObject         // one object's record
+	numKinds
+)
+
+var kindNames = [numKinds]string{"statics", "threads", "objects"}
+
+// kindAt returns the kind of component i of a state with n threads.
+func kindAt(i, n int) int {
+	switch {
+	case i == 0:
+		return kindStatics
+	case i <= n:
+		return kindThread
+	}
+	return kindObject
+}
+
+// CollapseStore is an exact set of canonical state encodings stored by
+// collapse compression (SPIN's -DCOLLAPSE, JPF's and MoonWalker's
+// recursive indexing). An encoding is cut into components (vm.Machine
+// EncodeSplit says where): the statics block, each thread's record and
+// each object's record. Each distinct component is stored once, in the
+// pool of its kind, and the state is stored as the vector of its
+// components' pool indices (uvarints) in a state table, itself a Store
+// keyed by the fingerprint of the whole encoding. Pools compare components
+// byte for byte and the state table compares vectors byte for byte, so
+// two states are one only if their encodings are equal: the set is as
+// exact as Store, and since a vector determines its encoding (the
+// concatenation of its components) and the cuts are a function of the
+// encoding, equal encodings give equal vectors. Fingerprints are the
+// caller's, never derived from indices.
+//
+// Delta collapse: a transition changes few components of a state, so
+// once told the parent of the states to come (SetParent), Add compares
+// each component with the parent's at the same position (when both have
+// the same thread count) and reuses its index when the bytes are equal;
+// only changed components are hashed and looked up in their pool. Reuse
+// needs equal bytes, so it cannot change which index a component gets.
+type CollapseStore struct {
+	pools  [numKinds]*Store
+	states *Store
+
+	vec []byte // the vector being built
+	buf []byte // Get's reconstruction
+
+	// Delta collapse: the components of the parent named by SetParent,
+	// which Add compares the new state's with.
+	delta  bool
+	base   []component
+	baseN  int   // the parent's thread count
+	baseID int32 // the parent, or -1
+
+	// Components looked up in a pool, and reused from the parent.
+	lookups, reused int64
+}
+
+// component is one component of the delta base: its bytes (aliasing a
+// pool's chunk, which never moves) and its pool index.
+type component struct {
+	b []byte
+	x uint32
+}
+
+// NewCollapseStore returns an empty collapse store.
+func NewCollapseStore() *CollapseStore {
+	c := &CollapseStore{states: newStore(1 << 16), delta: true, baseID: -1}
+	for k := range c.pools {
+		c.pools[k] = newStore(1 << 10)
+	}
+	return c
+}
+
+// SetParent names stored state id as the one the next states added are
+// successors of (until the next call), so that delta collapse compares
+// their components with its, position by position: a transition changes
+// few. Without a parent every component is looked up in its pool.
+func (c *CollapseStore) SetParent(id int32) {
+	if !c.delta || id == c.baseID || id < 0 || int(id) >= c.states.Len() {
+		return
+	}
+	c.baseID = id
+	vec := c.states.Get(id)
+	c.base = c.base[:0]
+	n := 0
+	for i, off := 0, 0; off < len(vec); i++ {
+		x, k := binary.Uvarint(vec[off:])
+		off += k
+		b := c.pools[kindAt(i, n)].Get(int32(x))
+		if i == 0 {
+			t, _ := binary.Uvarint(b)
+			n = int(t)
+		}
+		c.base = append(c.base, component{b, uint32(x)})
+	}
+	c.baseN = n
+}
+
+// SetDelta turns delta collapse on (the default) or off; off, SetParent
+// does nothing and every component is looked up in its pool. For
+// measurements and tests.
+func (c *CollapseStore) SetDelta(on bool) {
+	c.delta = on
+	c.base, c.baseID = c.base[:0], -1
+}
+
+// Len returns the number of states stored.
+func (c *CollapseStore) Len() int { return c.states.Len() }
+
+// validCuts reports whether cuts split enc into components: increasing
+// offsets ending at len(enc), the first after the thread count.
+func validCuts(enc []byte, cuts []int32) bool {
+	if len(cuts) == 0 || int(cuts[len(cuts)-1]) != len(enc) {
+		return false
+	}
+	_, k := binary.Uvarint(enc)
+	prev := int32(k)
+	if k <= 0 {
+		return false
+	}
+	for _, c := range cuts {
+		if c < prev {
+			return false
+		}
+		prev = c
+	}
+	return true
+}
+
+// Add inserts the state with encoding enc, cut into components by cuts
+// (as vm.Machine.EncodeSplit gives them) and fingerprint fp, unless it is
+// stored, and returns its id and whether it is new. Cuts that do not
+// describe enc make it one component (still exact, not compressed).
+func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
+	var one [1]int32
+	if !validCuts(enc, cuts) {
+		one[0] = int32(len(enc))
+		cuts = one[:]
+	}
+	n64, _ := binary.Uvarint(enc)
+	n := int(min(n64, uint64(len(cuts))))
+	base := c.base
+	if n != c.baseN {
+		base = nil
+	}
+	vec := c.vec[:0]
+	start := int32(0)
+	for i, end := range cuts {
+		comp := enc[start:end]
+		start = end
+		if i < len(base) && string(base[i].b) == string(comp) {
+			vec = heap.AppendUvarint(vec, uint64(base[i].x))
+			c.reused++
+			continue
+		}
+		id, _ := c.pools[kindAt(i, n)].Add(comp, xxhash.Sum64(comp))
+		c.lookups++
+		vec = heap.AppendUvarint(vec, uint64(id))
+	}
+	c.vec = vec
+	return c.states.Add(vec, fp)
+}
+
+// Get returns the encoding of state id, rebuilt from its components. The
+// slice is the store's and valid until the next call of Get.
+func (c *CollapseStore) Get(id int32) []byte {
+	vec := c.states.Get(id)
+	b := c.buf[:0]
+	n := 0
+	for i, off := 0, 0; off < len(vec); i++ {
+		x, k := binary.Uvarint(vec[off:])
+		off += k
+		comp := c.pools[kindAt(i, n)].Get(int32(x))
+		if i == 0 {
+			t, _ := binary.Uvarint(comp)
+			n = int(t)
+		}
+		b = append(b, comp...)
+	}
+	c.buf = b
+	return b
+}
+
+// SetMemoryLimit makes the store refuse to grow past limit bytes of
+// process memory (0: no limit); Full then reports true.
+func (c *CollapseStore) SetMemoryLimit(limit int64) {
+	c.states.SetMemoryLimit(limit)
+	for _, p := range c.pools {
+		p.SetMemoryLimit(limit)
+	}
+}
+
+// Full reports that the store refused to grow because of the memory limit.
+func (c *CollapseStore) Full() bool {
+	if c.states.Full() {
+		return true
+	}
+	for _, p := range c.pools {
+		if p.Full() {
+			return true
+		}
+	}
+	return false
+}
+
+// Bytes returns the memory the store uses: the state table (vectors, index
+// and hash table) and the pools.
+func (c *CollapseStore) Bytes() int64 {
+	b := c.states.Bytes()
+	for _, p := range c.pools {
+		b += p.Bytes()
+	}
+	return b
+}
+
+// Reuse returns how many components Add looked up in a pool and how many
+// it reused from the previous state (delta collapse).
+func (c *CollapseStore) Reuse() (lookups, reused int64) { return c.lookups, c.reused }
+
+func (c *CollapseStore) add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
+	return c.Add(enc, cuts, fp)
+}
+func (c *CollapseStore) size() int  { return c.Len() }
+func (c *CollapseStore) full() bool { return c.Full() }
+
+func (c *CollapseStore) account() StoreAccount {
+	s := c.states
+	a := StoreAccount{Storage: StorageCollapse.String(), Bytes: c.Bytes(), TableSlots: int64(len(s.table)),
+		TableBytes: int64(len(s.table)) * 16, RecordBytes: s.bytes, IndexBytes: int64(len(s.offs)) * 8}
+	for k, p := range c.pools {
+		a.Pools = append(a.Pools, PoolAccount{Kind: kindNames[k], Components: int64(p.Len()), Bytes: p.Bytes()})
+	}
+	return a
+}
+
+// Account returns the store's memory account (as Stats.Store has it).
+func (c *CollapseStore) Account() StoreAccount { return c.account() }
