@@ -4,6 +4,7 @@ package explorer
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -55,6 +56,10 @@ func kindAt(i, n int) int {
 type CollapseStore struct {
 	pools  [numKinds]*Store
 	states *Store
+	// comps[k][x] is component x of pool k, aliasing the pool's chunk
+	// (which never moves): rebuilding a state reads one slice per
+	// component instead of parsing a pool record.
+	comps [numKinds][][]byte
 
 	vec []byte // the vector being built
 	buf []byte // Get's reconstruction
@@ -62,19 +67,14 @@ type CollapseStore struct {
 	// Delta collapse: the components of the parent named by SetParent,
 	// which Add compares the new state's with.
 	delta  bool
-	base   []component
-	baseN  int   // the parent's thread count
-	baseID int32 // the parent, or -1
+	pEnc   []byte   // the parent's encoding
+	pCuts  []int32  // where its components end
+	pIdx   []uint32 // their pool indices
+	baseN  int      // the parent's thread count
+	baseID int32    // the parent, or -1
 
 	// Components looked up in a pool, and reused from the parent.
 	lookups, reused int64
-}
-
-// component is one component of the delta base: its bytes (aliasing a
-// pool's chunk, which never moves) and its pool index.
-type component struct {
-	b []byte
-	x uint32
 }
 
 // NewCollapseStore returns an empty collapse store.
@@ -96,19 +96,51 @@ func (c *CollapseStore) SetParent(id int32) {
 	}
 	c.baseID = id
 	vec := c.states.Get(id)
-	c.base = c.base[:0]
+	c.pEnc, c.pCuts, c.pIdx = c.pEnc[:0], c.pCuts[:0], c.pIdx[:0]
 	n := 0
 	for i, off := 0, 0; off < len(vec); i++ {
 		x, k := binary.Uvarint(vec[off:])
 		off += k
-		b := c.pools[kindAt(i, n)].Get(int32(x))
+		b := c.comps[kindAt(i, n)][x]
 		if i == 0 {
 			t, _ := binary.Uvarint(b)
 			n = int(t)
 		}
-		c.base = append(c.base, component{b, uint32(x)})
+		c.pEnc = append(c.pEnc, b...)
+		c.pCuts = append(c.pCuts, int32(len(c.pEnc)))
+		c.pIdx = append(c.pIdx, uint32(x))
 	}
 	c.baseN = n
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+// commonSuffix returns the length of the longest common suffix of a and
+// b, at most limit.
+func commonSuffix(a, b []byte, limit int) int {
+	n := min(len(a), len(b), limit)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(a[len(a)-i-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-i-8:])
+		if x != 0 {
+			return i + bits.LeadingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[len(a)-1-i] == b[len(b)-1-i]; i++ {
+	}
+	return i
 }
 
 // SetDelta turns delta collapse on (the default) or off; off, SetParent
@@ -116,7 +148,7 @@ func (c *CollapseStore) SetParent(id int32) {
 // measurements and tests.
 func (c *CollapseStore) SetDelta(on bool) {
 	c.delta = on
-	c.base, c.baseID = c.base[:0], -1
+	c.pCuts, c.baseID = c.pCuts[:0], -1
 }
 
 // Len returns the number of states stored.
@@ -154,24 +186,48 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	}
 	n64, _ := binary.Uvarint(enc)
 	n := int(min(n64, uint64(len(cuts))))
-	base := c.base
+	// Components of the parent at the same position with the same bytes
+	// keep its index. Those inside the common prefix of the two encodings
+	// with the same boundaries, or inside the common suffix at the same
+	// distances from the end, are equal without comparing them again.
+	pCuts := c.pCuts
 	if n != c.baseN {
-		base = nil
+		pCuts = nil
 	}
+	pEnc, pIdx := c.pEnc, c.pIdx
+	var pre, suf int
+	if len(pCuts) > 0 {
+		pre = commonPrefix(enc, pEnc)
+		suf = commonSuffix(enc, pEnc, min(len(enc), len(pEnc))-pre)
+	}
+	shift := int32(len(pEnc) - len(enc))
 	vec := c.vec[:0]
-	start := int32(0)
+	start, pStart := int32(0), int32(0)
+	lookups := 0
 	for i, end := range cuts {
+		if i < len(pCuts) {
+			pEnd := pCuts[i]
+			if end-start == pEnd-pStart && (start == pStart && int(end) <= pre ||
+				pStart == start+shift && len(enc)-int(start) <= suf ||
+				string(enc[start:end]) == string(pEnc[pStart:pEnd])) {
+				vec = heap.AppendUvarint(vec, uint64(pIdx[i]))
+				start, pStart = end, pEnd
+				continue
+			}
+			pStart = pEnd
+		}
 		comp := enc[start:end]
 		start = end
-		if i < len(base) && string(base[i].b) == string(comp) {
-			vec = heap.AppendUvarint(vec, uint64(base[i].x))
-			c.reused++
-			continue
+		k := kindAt(i, n)
+		id, isNew := c.pools[k].Add(comp, xxhash.Sum64(comp))
+		if isNew {
+			c.comps[k] = append(c.comps[k], c.pools[k].Get(id))
 		}
-		id, _ := c.pools[kindAt(i, n)].Add(comp, xxhash.Sum64(comp))
-		c.lookups++
+		lookups++
 		vec = heap.AppendUvarint(vec, uint64(id))
 	}
+	c.lookups += int64(lookups)
+	c.reused += int64(len(cuts) - lookups)
 	c.vec = vec
 	return c.states.Add(vec, fp)
 }
@@ -185,7 +241,7 @@ func (c *CollapseStore) Get(id int32) []byte {
 	for i, off := 0, 0; off < len(vec); i++ {
 		x, k := binary.Uvarint(vec[off:])
 		off += k
-		comp := c.pools[kindAt(i, n)].Get(int32(x))
+		comp := c.comps[kindAt(i, n)][x]
 		if i == 0 {
 			t, _ := binary.Uvarint(comp)
 			n = int(t)
@@ -222,10 +278,15 @@ func (c *CollapseStore) Full() bool {
 // and hash table) and the pools.
 func (c *CollapseStore) Bytes() int64 {
 	b := c.states.Bytes()
-	for _, p := range c.pools {
-		b += p.Bytes()
+	for k, p := range c.pools {
+		b += c.poolBytes(k, p)
 	}
 	return b
+}
+
+// poolBytes returns the memory pool k uses: the pool and its slices.
+func (c *CollapseStore) poolBytes(k int, p *Store) int64 {
+	return p.Bytes() + int64(cap(c.comps[k]))*24
 }
 
 // Reuse returns how many components Add looked up in a pool and how many
@@ -243,7 +304,7 @@ func (c *CollapseStore) account() StoreAccount {
 	a := StoreAccount{Storage: StorageCollapse.String(), Bytes: c.Bytes(), TableSlots: int64(len(s.table)),
 		TableBytes: int64(len(s.table)) * 16, RecordBytes: s.bytes, IndexBytes: int64(len(s.offs)) * 8}
 	for k, p := range c.pools {
-		a.Pools = append(a.Pools, PoolAccount{Kind: kindNames[k], Components: int64(p.Len()), Bytes: p.Bytes()})
+		a.Pools = append(a.Pools, PoolAccount{Kind: kindNames[k], Components: int64(p.Len()), Bytes: c.poolBytes(k, p)})
 	}
 	return a
 }
