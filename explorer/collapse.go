@@ -103,8 +103,7 @@ func (c *CollapseStore) SetParent(id int32) {
 		off += k
 		b := c.comps[kindAt(i, n)][x]
 		if i == 0 {
-			t, _ := binary.Uvarint(b)
-			n = int(t)
+			n = threads(b, len(vec))
 		}
 		c.pEnc = append(c.pEnc, b...)
 		c.pCuts = append(c.pCuts, int32(len(c.pEnc)))
@@ -154,6 +153,14 @@ func (c *CollapseStore) SetDelta(on bool) {
 // Len returns the number of states stored.
 func (c *CollapseStore) Len() int { return c.states.Len() }
 
+// threads returns the thread count an encoding (or its statics block)
+// begins with, at most limit (at least the number of components: kindAt
+// then gives every component the same kind as with the true count).
+func threads(enc []byte, limit int) int {
+	n, _ := binary.Uvarint(enc)
+	return int(min(n, uint64(limit)))
+}
+
 // validCuts reports whether cuts split enc into components: increasing
 // offsets ending at len(enc), the first after the thread count.
 func validCuts(enc []byte, cuts []int32) bool {
@@ -184,8 +191,7 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 		one[0] = int32(len(enc))
 		cuts = one[:]
 	}
-	n64, _ := binary.Uvarint(enc)
-	n := int(min(n64, uint64(len(cuts))))
+	n := threads(enc, len(cuts))
 	// Components of the parent at the same position with the same bytes
 	// keep its index. Those inside the common prefix of the two encodings
 	// with the same boundaries, or inside the common suffix at the same
@@ -243,8 +249,7 @@ func (c *CollapseStore) Get(id int32) []byte {
 		off += k
 		comp := c.comps[kindAt(i, n)][x]
 		if i == 0 {
-			t, _ := binary.Uvarint(comp)
-			n = int(t)
+			n = threads(comp, len(vec))
 		}
 		b = append(b, comp...)
 	}
