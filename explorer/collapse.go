@@ -67,11 +67,17 @@ type CollapseStore struct {
 	// Delta collapse: the components of the parent named by SetParent,
 	// which Add compares the new state's with.
 	delta  bool
-	pEnc   []byte   // the parent's encoding
-	pCuts  []int32  // where its components end
-	pIdx   []uint32 // their pool indices
-	baseN  int      // the parent's thread count
-	baseID int32    // the parent, or -1
+	base   *parent // the parent named last, or nil
+	baseID int32   // its id, or -1
+	// stack holds the parents named recently that may be named again: in
+	// a depth-first search, the states on the search's stack (deeper
+	// entries are dropped when an older one is named again). Entries
+	// stack[:depth] are in use; stack[depth], when lastNew is its id,
+	// holds the state added last, which is new and named next in a
+	// depth-first search.
+	stack   []*parent
+	depth   int
+	lastNew int32
 
 	// Components looked up in a pool, and reused from the parent.
 	lookups, reused int64
@@ -79,7 +85,7 @@ type CollapseStore struct {
 
 // NewCollapseStore returns an empty collapse store.
 func NewCollapseStore() *CollapseStore {
-	c := &CollapseStore{states: newStore(1 << 16), delta: true, baseID: -1}
+	c := &CollapseStore{states: newStore(1 << 16), delta: true, baseID: -1, lastNew: -1}
 	for k := range c.pools {
 		c.pools[k] = newStore(1 << 10)
 	}
@@ -95,8 +101,27 @@ func (c *CollapseStore) SetParent(id int32) {
 		return
 	}
 	c.baseID = id
+	if id == c.lastNew && c.stack[c.depth].id == id {
+		// The state just added: its entry is ready above the stack.
+		c.lastNew = -1
+		c.push()
+		return
+	}
+	c.lastNew = -1
+	for k := c.depth - 1; k >= 0; k-- {
+		if c.stack[k].id == id {
+			c.depth = k + 1
+			c.base = c.stack[k]
+			return
+		}
+	}
+	// Not a state on the stack: a depth-first search does not come back
+	// to the states named before (breadth-first search never does).
+	c.depth = 0
+	p := c.next()
+	p.id = id
 	vec := c.states.Get(id)
-	c.pEnc, c.pCuts, c.pIdx = c.pEnc[:0], c.pCuts[:0], c.pIdx[:0]
+	p.enc, p.cuts, p.idx = p.enc[:0], p.cuts[:0], p.idx[:0]
 	n := 0
 	for i, off := 0, 0; off < len(vec); i++ {
 		x, k := binary.Uvarint(vec[off:])
@@ -105,11 +130,43 @@ func (c *CollapseStore) SetParent(id int32) {
 		if i == 0 {
 			n = threads(b, len(vec))
 		}
-		c.pEnc = append(c.pEnc, b...)
-		c.pCuts = append(c.pCuts, int32(len(c.pEnc)))
-		c.pIdx = append(c.pIdx, uint32(x))
+		p.enc = append(p.enc, b...)
+		p.cuts = append(p.cuts, int32(len(p.enc)))
+		p.idx = append(p.idx, uint32(x))
 	}
-	c.baseN = n
+	p.n = n
+	c.push()
+}
+
+// parent is a state named by SetParent: its encoding, where its
+// components end, their pool indices and its thread count.
+type parent struct {
+	id   int32
+	n    int
+	enc  []byte
+	cuts []int32
+	idx  []uint32
+}
+
+// maxParents bounds the stack of parents (about 250 bytes each on the
+// philosophers); deeper parents are decoded each time they are named.
+const maxParents = 1 << 16
+
+// next returns the entry above the stack, to be filled.
+func (c *CollapseStore) next() *parent {
+	if c.depth == len(c.stack) {
+		c.stack = append(c.stack, new(parent))
+	}
+	return c.stack[c.depth]
+}
+
+// push makes the entry above the stack its top and the base; on a full
+// stack the entry stays above it, the base until overwritten.
+func (c *CollapseStore) push() {
+	c.base = c.stack[c.depth]
+	if c.depth < maxParents {
+		c.depth++
+	}
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
@@ -147,7 +204,7 @@ func commonSuffix(a, b []byte, limit int) int {
 // measurements and tests.
 func (c *CollapseStore) SetDelta(on bool) {
 	c.delta = on
-	c.pCuts, c.baseID = c.pCuts[:0], -1
+	c.base, c.baseID, c.depth, c.lastNew = nil, -1, 0, -1
 }
 
 // Len returns the number of states stored.
@@ -196,11 +253,12 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	// keep its index. Those inside the common prefix of the two encodings
 	// with the same boundaries, or inside the common suffix at the same
 	// distances from the end, are equal without comparing them again.
-	pCuts := c.pCuts
-	if n != c.baseN {
-		pCuts = nil
+	var pEnc []byte
+	var pCuts []int32
+	var pIdx []uint32
+	if p := c.base; p != nil && p.n == n {
+		pEnc, pCuts, pIdx = p.enc, p.cuts, p.idx
 	}
-	pEnc, pIdx := c.pEnc, c.pIdx
 	var pre, suf int
 	if len(pCuts) > 0 {
 		pre = commonPrefix(enc, pEnc)
@@ -235,7 +293,22 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	c.lookups += int64(lookups)
 	c.reused += int64(len(cuts) - lookups)
 	c.vec = vec
-	return c.states.Add(vec, fp)
+	id, isNew := c.states.Add(vec, fp)
+	if isNew && c.delta && c.depth < maxParents {
+		// Keep it above the stack: a depth-first search names it next.
+		p := c.next()
+		p.id, p.n = id, n
+		p.enc = append(p.enc[:0], enc...)
+		p.cuts = append(p.cuts[:0], cuts...)
+		p.idx = p.idx[:0]
+		for off := 0; off < len(vec); {
+			x, k := binary.Uvarint(vec[off:])
+			off += k
+			p.idx = append(p.idx, uint32(x))
+		}
+		c.lastNew = id
+	}
+	return id, isNew
 }
 
 // Get returns the encoding of state id, rebuilt from its components. The

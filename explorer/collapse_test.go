@@ -184,6 +184,10 @@ func TestCollapseStore_pool(t *testing.T) {
 				cuts = append(cuts, int32(len(enc)))
 			}
 			if len(encs) > 0 && rng.IntN(4) == 0 {
+				// An ancestor again, or any state (a breadth-first parent).
+				c.SetParent(want[string(encs[len(encs)-1-rng.IntN(min(len(encs), 8))])])
+			}
+			if len(encs) > 0 && rng.IntN(16) == 0 {
 				c.SetParent(want[string(encs[rng.IntN(len(encs))])])
 			}
 			id, isNew := c.Add(enc, cuts, xxhash.Sum64(enc)%16)
@@ -194,6 +198,9 @@ func TestCollapseStore_pool(t *testing.T) {
 			if !seen {
 				want[string(enc)] = id
 				encs = append(encs, enc)
+				if rng.IntN(2) == 0 {
+					c.SetParent(id) // as depth-first search does
+				}
 			}
 		}
 		if c.Len() != len(want) {
