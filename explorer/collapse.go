@@ -64,20 +64,12 @@ type CollapseStore struct {
 	vec []byte // the vector being built
 	buf []byte // Get's reconstruction
 
-	// Delta collapse: the components of the parent named by SetParent,
-	// which Add compares the new state's with.
-	delta  bool
-	base   *parent // the parent named last, or nil
-	baseID int32   // its id, or -1
-	// stack holds the parents named recently that may be named again: in
-	// a depth-first search, the states on the search's stack (deeper
-	// entries are dropped when an older one is named again). Entries
-	// stack[:depth] are in use; stack[depth], when lastNew is its id,
-	// holds the state added last, which is new and named next in a
-	// depth-first search.
-	stack   []*parent
-	depth   int
-	lastNew int32
+	// Delta collapse: Add compares a state with base, the parent named
+	// last. A new state is kept in next as it is added: depth-first search
+	// names it as the parent next, and then base and next swap instead of
+	// decoding it from its vector.
+	delta      bool
+	base, next parent
 
 	// Components looked up in a pool, and reused from the parent.
 	lookups, reused int64
@@ -85,7 +77,7 @@ type CollapseStore struct {
 
 // NewCollapseStore returns an empty collapse store.
 func NewCollapseStore() *CollapseStore {
-	c := &CollapseStore{states: newStore(1 << 16), delta: true, baseID: -1, lastNew: -1}
+	c := &CollapseStore{states: newStore(1 << 16), delta: true, base: parent{id: -1}, next: parent{id: -1}}
 	for k := range c.pools {
 		c.pools[k] = newStore(1 << 10)
 	}
@@ -97,76 +89,39 @@ func NewCollapseStore() *CollapseStore {
 // their components with its, position by position: a transition changes
 // few. Without a parent every component is looked up in its pool.
 func (c *CollapseStore) SetParent(id int32) {
-	if !c.delta || id == c.baseID || id < 0 || int(id) >= c.states.Len() {
+	if !c.delta || id == c.base.id || id < 0 || int(id) >= c.states.Len() {
 		return
 	}
-	c.baseID = id
-	if id == c.lastNew && c.stack[c.depth].id == id {
-		// The state just added: its entry is ready above the stack.
-		c.lastNew = -1
-		c.push()
+	if id == c.next.id {
+		c.base, c.next = c.next, c.base
+		c.next.id = -1
 		return
 	}
-	c.lastNew = -1
-	for k := c.depth - 1; k >= 0; k-- {
-		if c.stack[k].id == id {
-			c.depth = k + 1
-			c.base = c.stack[k]
-			return
-		}
-	}
-	// Not a state on the stack: a depth-first search does not come back
-	// to the states named before (breadth-first search never does).
-	c.depth = 0
-	p := c.next()
-	p.id = id
-	vec := c.states.Get(id)
+	p := &c.base
+	p.id, p.n = id, 0
 	p.enc, p.cuts, p.idx = p.enc[:0], p.cuts[:0], p.idx[:0]
-	n := 0
+	vec := c.states.Get(id)
 	for i, off := 0, 0; off < len(vec); i++ {
 		x, k := binary.Uvarint(vec[off:])
 		off += k
-		b := c.comps[kindAt(i, n)][x]
+		b := c.comps[kindAt(i, p.n)][x]
 		if i == 0 {
-			n = threads(b, len(vec))
+			p.n = threads(b, len(vec))
 		}
 		p.enc = append(p.enc, b...)
 		p.cuts = append(p.cuts, int32(len(p.enc)))
 		p.idx = append(p.idx, uint32(x))
 	}
-	p.n = n
-	c.push()
 }
 
-// parent is a state named by SetParent: its encoding, where its
-// components end, their pool indices and its thread count.
+// parent is a state Add compares states with: its id (-1: none), thread
+// count, encoding, where its components end and their pool indices.
 type parent struct {
 	id   int32
 	n    int
 	enc  []byte
 	cuts []int32
 	idx  []uint32
-}
-
-// maxParents bounds the stack of parents (about 250 bytes each on the
-// philosophers); deeper parents are decoded each time they are named.
-const maxParents = 1 << 16
-
-// next returns the entry above the stack, to be filled.
-func (c *CollapseStore) next() *parent {
-	if c.depth == len(c.stack) {
-		c.stack = append(c.stack, new(parent))
-	}
-	return c.stack[c.depth]
-}
-
-// push makes the entry above the stack its top and the base; on a full
-// stack the entry stays above it, the base until overwritten.
-func (c *CollapseStore) push() {
-	c.base = c.stack[c.depth]
-	if c.depth < maxParents {
-		c.depth++
-	}
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
@@ -204,7 +159,7 @@ func commonSuffix(a, b []byte, limit int) int {
 // measurements and tests.
 func (c *CollapseStore) SetDelta(on bool) {
 	c.delta = on
-	c.base, c.baseID, c.depth, c.lastNew = nil, -1, 0, -1
+	c.base.id, c.next.id = -1, -1
 }
 
 // Len returns the number of states stored.
@@ -253,11 +208,9 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	// keep its index. Those inside the common prefix of the two encodings
 	// with the same boundaries, or inside the common suffix at the same
 	// distances from the end, are equal without comparing them again.
-	var pEnc []byte
-	var pCuts []int32
-	var pIdx []uint32
-	if p := c.base; p != nil && p.n == n {
-		pEnc, pCuts, pIdx = p.enc, p.cuts, p.idx
+	pEnc, pCuts, pIdx := c.base.enc, c.base.cuts, c.base.idx
+	if c.base.id < 0 || c.base.n != n {
+		pCuts = nil
 	}
 	var pre, suf int
 	if len(pCuts) > 0 {
@@ -294,9 +247,8 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	c.reused += int64(len(cuts) - lookups)
 	c.vec = vec
 	id, isNew := c.states.Add(vec, fp)
-	if isNew && c.delta && c.depth < maxParents {
-		// Keep it above the stack: a depth-first search names it next.
-		p := c.next()
+	if isNew && c.delta {
+		p := &c.next
 		p.id, p.n = id, n
 		p.enc = append(p.enc[:0], enc...)
 		p.cuts = append(p.cuts[:0], cuts...)
@@ -306,7 +258,6 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 			off += k
 			p.idx = append(p.idx, uint32(x))
 		}
-		c.lastNew = id
 	}
 	return id, isNew
 }
