@@ -195,8 +195,10 @@ func validCuts(enc []byte, cuts []int32) bool {
 
 // Add inserts the state with encoding enc, cut into components by cuts
 // (as vm.Machine.EncodeSplit gives them) and fingerprint fp, unless it is
-// stored, and returns its id and whether it is new. Cuts that do not
-// describe enc make it one component (still exact, not compressed).
+// stored, and returns its id and whether it is new. Equal encodings must
+// come with equal cuts (as they do from EncodeSplit), or the store would
+// keep one state under two vectors. Cuts that do not describe enc make it
+// one component (still exact, not compressed).
 func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	var one [1]int32
 	if !validCuts(enc, cuts) {
@@ -319,7 +321,7 @@ func (c *CollapseStore) poolBytes(k int, p *Store) int64 {
 }
 
 // Reuse returns how many components Add looked up in a pool and how many
-// it reused from the previous state (delta collapse).
+// it reused from the parent (delta collapse).
 func (c *CollapseStore) Reuse() (lookups, reused int64) { return c.lookups, c.reused }
 
 func (c *CollapseStore) add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
