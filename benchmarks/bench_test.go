@@ -55,15 +55,17 @@ func BenchmarkPhilo(b *testing.B) {
 			benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states, explorer.StorageExact)
 		})
 	}
-	// The same search with fingerprints only (--hash-compact); the state
-	// count must not change.
+	// The same search with fingerprints only (--hash-compact) and with
+	// collapse compression (--collapse); the state count must not change.
 	for _, tc := range []struct {
 		model  string
 		n      int64
 		states int64
 	}{{"philo.mcasm", 8, 455897}} {
-		b.Run(fmt.Sprintf("model=%s/N=%d/store=hash-compact", tc.model, tc.n), func(b *testing.B) {
-			benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states, explorer.StorageHashCompact)
-		})
+		for _, st := range []explorer.Storage{explorer.StorageHashCompact, explorer.StorageCollapse} {
+			b.Run(fmt.Sprintf("model=%s/N=%d/store=%s", tc.model, tc.n, st), func(b *testing.B) {
+				benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states, st)
+			})
+		}
 	}
 }

@@ -27,17 +27,24 @@ const (
 	// visited. Memory is fixed in advance; coverage falls as the array
 	// fills (Stats.MissProbability).
 	StorageBitstate
+	// StorageCollapse is exact like StorageExact, with collapse
+	// compression (CollapseStore): each distinct statics block, thread
+	// record and object record is stored once, and a state as the vector of
+	// its components' indices.
+	StorageCollapse
 )
 
-var storageNames = [...]string{"exact", "hash-compact", "bitstate"}
+var storageNames = [...]string{"exact", "hash-compact", "bitstate", "collapse"}
 
 func (s Storage) String() string { return storageNames[s] }
 
 // visitedSet is what a search needs of its visited set. add returns the
 // state's id and whether it is new; stores that do not keep ids (the
-// lossy ones) return -1 for a state seen before.
+// lossy ones) return -1 for a state seen before. cuts are the
+// encoding's component boundaries (vm.Machine.EncodeSplit) for the
+// collapse store, nil for the others, which ignore them.
 type visitedSet interface {
-	add(enc []byte, fp uint64) (int32, bool)
+	add(enc []byte, cuts []int32, fp uint64) (int32, bool)
 	size() int
 	account() StoreAccount
 	// full reports that the store refused to grow past the memory limit;
@@ -51,13 +58,25 @@ type StoreAccount struct {
 	Bytes       int64 // everything below
 	TableSlots  int64 // hash table slots (bitstate: bits)
 	TableBytes  int64
-	RecordBytes int64 // exact: the encodings and their headers
-	IndexBytes  int64 // exact: id -> record
+	RecordBytes int64 // exact: the encodings and their headers; collapse: the index vectors and their headers
+	IndexBytes  int64 // exact, collapse: id -> record
+	// Pools are collapse's component pools, by kind (statics, threads,
+	// objects); their bytes are part of Bytes.
+	Pools []PoolAccount
 	// MissProbability estimates the probability that the search took some
 	// new state for a visited one and did not explore it (0 for the exact
 	// store). ExpectedMissed is the expected number of such states.
 	MissProbability float64
 	ExpectedMissed  float64
+}
+
+// PoolAccount is one component pool of the collapse store: how many
+// distinct components it holds and the bytes it uses (records, index and
+// hash table).
+type PoolAccount struct {
+	Kind       string
+	Components int64
+	Bytes      int64
 }
 
 // memoryCheck reports whether the process may allocate extra more bytes
@@ -80,7 +99,7 @@ func newCompactStore(limit int64) *compactStore {
 	return &compactStore{table: make([]uint64, 1<<16), limit: limit}
 }
 
-func (s *compactStore) add(_ []byte, fp uint64) (int32, bool) {
+func (s *compactStore) add(_ []byte, _ []int32, fp uint64) (int32, bool) {
 	if fp == 0 {
 		fp = 1
 	}
@@ -161,7 +180,7 @@ func newBitStore(logBits int) (*bitStore, error) {
 	return &bitStore{bits: make([]uint64, 1<<(logBits-6)), mask: 1<<logBits - 1}, nil
 }
 
-func (s *bitStore) add(_ []byte, fp uint64) (int32, bool) {
+func (s *bitStore) add(_ []byte, _ []int32, fp uint64) (int32, bool) {
 	// Double hashing: h1 + i*h2 with h2 odd, from a remix of fp so the bit
 	// positions are not the low bits of one value.
 	h1 := fp

@@ -15,8 +15,8 @@ func TestLossyStores_addDoesNotAllocate(t *testing.T) {
 	for name, s := range map[string]visitedSet{"hash-compact": cs, "bitstate": bs} {
 		if a := testing.AllocsPerRun(1000, func() {
 			fp = fp*0x9e3779b97f4a7c15 + 1
-			s.add(nil, fp)
-			s.add(nil, fp)
+			s.add(nil, nil, fp)
+			s.add(nil, nil, fp)
 		}); a != 0 {
 			t.Errorf("%s: add allocates %v times per call", name, a)
 		}
@@ -32,7 +32,7 @@ func TestBitStore_missProbability(t *testing.T) {
 	x := uint64(12345)
 	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
 	for i := 0; i < 8000; i++ {
-		if _, isNew := bs.add(nil, next()); !isNew {
+		if _, isNew := bs.add(nil, nil, next()); !isNew {
 			missed++
 		}
 	}
@@ -40,5 +40,29 @@ func TestBitStore_missProbability(t *testing.T) {
 	exp := a.ExpectedMissed
 	if got := float64(missed); got < exp/2-3 || got > exp*2+3 {
 		t.Errorf("missed %d of 8000 distinct fingerprints, estimate %.1f", missed, exp)
+	}
+}
+
+// TestCollapseStore_addDoesNotAllocate: looking up a stored state in the
+// collapse store, with or without delta collapse, must not allocate.
+func TestCollapseStore_addDoesNotAllocate(t *testing.T) {
+	for _, delta := range []bool{true, false} {
+		c := NewCollapseStore()
+		c.SetDelta(delta)
+		encs := [][]byte{{2, 0, 5, 1, 1, 3, 9, 9, 9}, {2, 0, 5, 1, 2, 3, 9, 9, 9}, {2, 1, 5, 1, 2, 3, 9, 9, 8}}
+		cuts := []int32{2, 5, 6, 9}
+		for i, e := range encs {
+			c.Add(e, cuts, uint64(i))
+		}
+		if a := testing.AllocsPerRun(1000, func() {
+			for i, e := range encs {
+				c.SetParent(int32(2 - i))
+				if _, isNew := c.add(e, cuts, uint64(i)); isNew {
+					t.Fatal("a stored state was new")
+				}
+			}
+		}); a != 0 {
+			t.Errorf("delta=%v: add allocates %v times per run", delta, a)
+		}
 	}
 }

@@ -1,12 +1,13 @@
 // Package explorer searches the state space of a program run by a
 // vm.Machine: stateful depth-first or breadth-first search over canonical
-// states with an exact visited set (Store), detection of deadlocks,
-// assertion and invariant violations and uncaught exceptions, limits on
-// states, depth and time, and counterexamples as replayable paths (Replay,
-// trail files).
+// states with an exact visited set (Store, or CollapseStore with collapse
+// compression) or a lossy one (hash compaction, bitstate hashing),
+// detection of deadlocks, assertion and invariant violations and uncaught
+// exceptions, limits on states, depth and time, and counterexamples as
+// replayable paths (Replay, trail files).
 //
-// Invariants: two states are the same only if their canonical encodings are
-// equal byte for byte; fingerprints (xxhash of the encoding) only choose hash
+// Invariants: with an exact store two states are the same only if their
+// canonical encodings are equal byte for byte; fingerprints (xxhash of the encoding) only choose hash
 // buckets and identify states in reports, and are identical on every run,
 // search order and machine.
 //

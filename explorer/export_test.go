@@ -7,3 +7,11 @@ func SetMaxSnapDepth(d int) int {
 	maxSnapDepth = d
 	return old
 }
+
+// SetCollapseDelta turns delta collapse on or off for the searches'
+// collapse stores and returns the previous setting.
+func SetCollapseDelta(on bool) bool {
+	old := collapseDelta
+	collapseDelta = on
+	return old
+}

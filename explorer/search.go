@@ -198,7 +198,8 @@ type Options struct {
 	// id for good, its transitions all explored (or cut off by a limit or a
 	// violation).
 	OnBacktrack func(id int32)
-	// Storage selects the visited set (zero: exact). With the lossy ones,
+	// Storage selects the visited set (zero: exact, without collapse
+	// compression). With the lossy ones,
 	// hash compaction and bitstate hashing, a revisited state's id is not
 	// known: OnTransition then gets -1 for it (with isNew false).
 	Storage Storage
@@ -267,10 +268,15 @@ func Search(m *vm.Machine, opts Options) *Result {
 		}
 		bs, _ := newBitStore(min(max(bits, 6), MaxBitstateBits))
 		s.store = bs
+	case StorageCollapse:
+		c := NewCollapseStore()
+		c.SetDelta(collapseDelta)
+		c.SetMemoryLimit(opts.MemoryLimit)
+		s.exact, s.store, s.collapse = c, c, c
 	default:
-		s.exact = NewStore()
-		s.exact.SetMemoryLimit(opts.MemoryLimit)
-		s.store = s.exact
+		st := NewStore()
+		st.SetMemoryLimit(opts.MemoryLimit)
+		s.exact, s.store = st, st
 	}
 	s.proviso = opts.Proviso.Resolve(opts.Order)
 	if s.proviso == ProvisoStack && opts.Order != DFS {
@@ -301,16 +307,27 @@ func Search(m *vm.Machine, opts Options) *Result {
 	return r
 }
 
+// keeper is an exact visited set: it keeps every state's encoding, and
+// gives a revisited state its id.
+type keeper interface {
+	visitedSet
+	// Get returns state id's encoding, valid until the next call of a
+	// method of the store.
+	Get(id int32) []byte
+}
+
 type search struct {
-	m       *vm.Machine
-	opts    Options
-	store   visitedSet
-	exact   *Store           // store, when it is the exact one (it keeps encodings)
-	queue   fifo             // BFS with a lossy store: encodings of states to expand
-	deep    []byte           // DFS with a lossy store: encodings of levels without snapshots
-	stackFP map[uint64]int32 // DFS, lossy store, stack proviso: fingerprints on the stack
-	stats   Stats
-	start   time.Time
+	m        *vm.Machine
+	opts     Options
+	store    visitedSet
+	exact    keeper           // store, when it is an exact one (it keeps encodings)
+	collapse *CollapseStore   // store, when it is the collapse store
+	cuts     []int32          // with collapse: where the components of enc end
+	queue    fifo             // BFS with a lossy store: encodings of states to expand
+	deep     []byte           // DFS with a lossy store: encodings of levels without snapshots
+	stackFP  map[uint64]int32 // DFS, lossy store, stack proviso: fingerprints on the stack
+	stats    Stats
+	start    time.Time
 
 	enc    []byte
 	lastFP uint64 // the fingerprint of the state visit stored last
@@ -401,10 +418,14 @@ func (s *search) transition(from int32, tr vm.Trans, to int32, isNew bool) {
 // visit stores the machine's current state and returns its id and whether
 // it is new.
 func (s *search) visit() (int32, bool) {
-	s.enc = s.m.Encode(s.enc[:0])
+	if s.collapse != nil {
+		s.enc, s.cuts = s.m.EncodeSplit(s.enc[:0], s.cuts[:0])
+	} else {
+		s.enc = s.m.Encode(s.enc[:0])
+	}
 	fp := xxhash.Sum64(s.enc)
 	s.lastFP = fp
-	id, isNew := s.store.add(s.enc, fp)
+	id, isNew := s.store.add(s.enc, s.cuts, fp)
 	if isNew && s.opts.OnState != nil {
 		s.opts.OnState(id, fp)
 	}
@@ -530,6 +551,9 @@ func (s *search) samplePeak() int64 {
 // (s.loaded == id), and counts it.
 func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	s.loaded = -1
+	if s.collapse != nil {
+		s.collapse.SetParent(id) // delta collapse: the successor is compared with id
+	}
 	if s.opts.OnTransition != nil {
 		s.stepMethod, s.stepPC = s.m.Where(tr.Thread)
 	}
@@ -538,6 +562,10 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	s.stats.Instructions += int64(s.m.Executed())
 	return f
 }
+
+// collapseDelta turns delta collapse on for the collapse store (a
+// variable for differential tests and measurements).
+var collapseDelta = true
 
 // maxSnapDepth bounds the DFS levels that keep a raw snapshot for
 // backtracking; deeper levels decode their stored encoding instead.

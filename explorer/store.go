@@ -19,7 +19,12 @@ type Store struct {
 	// so through full (the search then ends with verdict limit).
 	limit  int64
 	refuse bool
+	chunk  int // the size of the next chunk: doubles from minChunk to chunkSize
 }
+
+// minChunk is the first chunk's size: small programs' stores (and
+// collapse's pools) stay small.
+const minChunk = 64 << 10
 
 // slot is a hash table entry: a fingerprint and where its record is
 // (chunk<<32 | offset, plus 1; 0 when empty). A record is the state's id
@@ -32,7 +37,13 @@ type slot struct {
 
 // NewStore returns an empty store.
 func NewStore() *Store {
-	return &Store{table: make([]slot, 1<<16)}
+	return newStore(1 << 16)
+}
+
+// newStore returns an empty store whose table starts with slots slots (a
+// power of two).
+func newStore(slots int) *Store {
+	return &Store{table: make([]slot, slots), chunk: minChunk}
 }
 
 // Len returns the number of states stored.
@@ -74,12 +85,19 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	ref := s.put(id, enc)
 	s.table[i] = slot{fp: fp, ref: ref + 1}
 	s.offs = append(s.offs, ref)
-	if 2*len(s.offs) > len(s.table) && !s.refuse {
-		// Refusing to grow leaves the table half empty: the search stops
-		// at its next step, long before the table fills.
-		if memoryCheck(s.limit, int64(len(s.table))*32) {
+	if 2*len(s.offs) > len(s.table) {
+		switch {
+		case !s.refuse && memoryCheck(s.limit, int64(len(s.table))*32):
 			s.grow()
-		} else {
+		case 4*len(s.offs) > 3*len(s.table):
+			// Past the limit, but a full table would never end a probe:
+			// one state can add many components to collapse's pools
+			// before the search sees that the store is full.
+			s.refuse = true
+			s.grow()
+		default:
+			// Refusing to grow leaves the table half empty: the search
+			// stops at its next step, long before the table fills.
 			s.refuse = true
 		}
 	}
@@ -89,10 +107,8 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 func (s *Store) put(id int32, enc []byte) uint64 {
 	need := 4 + len(enc) + binary.MaxVarintLen64
 	if len(s.chunks) == 0 || len(s.chunks[len(s.chunks)-1])+need > cap(s.chunks[len(s.chunks)-1]) {
-		size := chunkSize
-		if need > size {
-			size = need
-		}
+		size := max(s.chunk, need)
+		s.chunk = min(2*s.chunk, chunkSize)
 		if s.limit > 0 && !memoryCheck(s.limit, int64(size)) {
 			s.refuse = true
 		}
@@ -138,9 +154,9 @@ func (s *Store) SetMemoryLimit(limit int64) { s.limit = limit }
 // Full reports that the store refused to grow because of the memory limit.
 func (s *Store) Full() bool { return s.refuse }
 
-func (s *Store) add(enc []byte, fp uint64) (int32, bool) { return s.Add(enc, fp) }
-func (s *Store) size() int                               { return s.Len() }
-func (s *Store) full() bool                              { return s.refuse }
+func (s *Store) add(enc []byte, _ []int32, fp uint64) (int32, bool) { return s.Add(enc, fp) }
+func (s *Store) size() int                                          { return s.Len() }
+func (s *Store) full() bool                                         { return s.refuse }
 
 func (s *Store) account() StoreAccount {
 	return StoreAccount{Storage: StorageExact.String(), Bytes: s.Bytes(), TableSlots: int64(len(s.table)),

@@ -75,6 +75,20 @@ func AppendVarint(b []byte, x int64) []byte {
 // The first skip objects numbered are not written: the caller encodes them
 // in its own way, and they must not hold references.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
+	b, _ = c.encodeObjects(b, h, l, skip, nil, false)
+	return b
+}
+
+// EncodeObjectsSplit is EncodeObjects that also appends to cuts, for each
+// object written, the offset in the returned slice where its record ends
+// (collapse compression stores each object's record on its own).
+func (c *Canon) EncodeObjectsSplit(b []byte, h *Heap, l *Layout, skip int, cuts []int32) ([]byte, []int32) {
+	return c.encodeObjects(b, h, l, skip, cuts, true)
+}
+
+// encodeObjects is EncodeObjects, appending each object's end to cuts if
+// split.
+func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip int, cuts []int32, split bool) ([]byte, []int32) {
 	for i := skip; i < len(c.order); i++ {
 		o := &h.Objs[c.order[i]-1]
 		slots := h.Data[o.Off : o.Off+o.Len]
@@ -111,8 +125,11 @@ func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
 				}
 			}
 		}
+		if split {
+			cuts = append(cuts, int32(len(b)))
+		}
 	}
-	return b
+	return b, cuts
 }
 
 // DecodeObjects appends to h the objects encoded in b[off:] by

@@ -143,6 +143,22 @@ type State struct {
 // thread's frames. A thread with no exception handling under way encodes
 // as it did before structured exception handling existed.
 func (m *Machine) Encode(b []byte) []byte {
+	b, _ = m.encode(b, nil, false)
+	return b
+}
+
+// EncodeSplit is Encode that also appends to cuts where each component of
+// the encoding ends (offsets in the returned slice): first the statics
+// block, which begins with the thread count, then each thread's record in
+// thread order, then each object's record in canonical order. The bytes
+// are exactly Encode's; the components are what collapse compression
+// (explorer.CollapseStore) stores once each.
+func (m *Machine) EncodeSplit(b []byte, cuts []int32) ([]byte, []int32) {
+	return m.encode(b, cuts, true)
+}
+
+// encode is Encode, appending the components' ends to cuts if split.
+func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
@@ -158,6 +174,9 @@ func (m *Machine) Encode(b []byte) []byte {
 		} else {
 			b = heap.AppendVarint(b, v)
 		}
+	}
+	if split {
+		cuts = append(cuts, int32(len(b)))
 	}
 	for _, t := range s.Threads {
 		if len(t.Pending) > 0 {
@@ -212,8 +231,14 @@ func (m *Machine) Encode(b []byte) []byte {
 				b = heap.AppendVarint(b, int64(p.B))
 			}
 		}
+		if split {
+			cuts = append(cuts, int32(len(b)))
+		}
 	}
-	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads))
+	if split {
+		return c.EncodeObjectsSplit(b, &s.Heap, m.layout, len(s.Threads), cuts)
+	}
+	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads)), nil
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.

@@ -81,6 +81,36 @@ func TestMachine_Encode_decodeRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMachine_EncodeSplit checks that EncodeSplit gives Encode's bytes
+// and cuts them where the components end: the statics block after the
+// thread count, one record per thread, then the objects (each at least
+// two bytes: tag and owner), with offsets in the returned slice (after
+// what it was given).
+func TestMachine_EncodeSplit(t *testing.T) {
+	for _, path := range models(t) {
+		m := load(t, path, nil, vm.GranTransition)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for w := 0; w < 10; w++ {
+			walk(m, rng, 200, func() {
+				want := m.Encode(nil)
+				got, cuts := m.EncodeSplit([]byte("pre"), nil)
+				if !bytes.Equal(got[3:], want) || string(got[:3]) != "pre" {
+					t.Fatalf("%s: EncodeSplit = %v, want %v", path, got[3:], want)
+				}
+				n := len(m.S.Threads)
+				if len(cuts) < 1+n || int(cuts[len(cuts)-1]) != len(got) || cuts[0] < 4 {
+					t.Fatalf("%s: %d threads, cuts %v of %d bytes", path, n, cuts, len(got))
+				}
+				for i := 1; i < len(cuts); i++ {
+					if cuts[i]-cuts[i-1] < 2 {
+						t.Fatalf("%s: component %d of cuts %v is shorter than 2 bytes", path, i, cuts)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestMachine_Snapshot_sameSuccessors checks that the successors computed
 // after Restore, after Decode and on the live state are the same states.
 func TestMachine_Snapshot_sameSuccessors(t *testing.T) {
@@ -124,12 +154,14 @@ func TestMachine_hotLoop_noAllocs(t *testing.T) {
 	var snap vm.Snapshot
 	m.Save(&snap, nil)
 	buf := make([]byte, 0, 4096)
+	cuts := make([]int32, 0, 256)
 	trs = m.Enabled(trs[:0])
 	run := func() {
 		for _, tr := range trs {
 			m.Restore(&snap)
 			m.Step(tr)
 			buf = m.Encode(buf[:0])
+			buf, cuts = m.EncodeSplit(buf[:0], cuts[:0])
 		}
 	}
 	run()

@@ -54,6 +54,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	memLimit := fs.String("memory-limit", "auto", "per model run: stop with verdict limit past this much memory (as for check)")
 	hashCompact := fs.Bool("hash-compact", false, "per model run: store fingerprints only (as for check)")
 	bitstate := fs.Int("bitstate", 0, "per model run: bitstate hashing in 2^`BITS` bits (as for check; 0: off)")
+	collapse := fs.Bool("collapse", defaultCollapse, "per model run: the exact store with collapse compression (as for check)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
@@ -65,7 +66,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *bitstate != 0 {
 		storeArgs = append(storeArgs, "--bitstate", strconv.Itoa(*bitstate))
 	}
-	if _, _, err := storageOf(*hashCompact, *bitstate, 0); err != nil {
+	if fs.Changed("collapse") {
+		storeArgs = append(storeArgs, "--collapse="+strconv.FormatBool(*collapse))
+	}
+	if _, _, err := storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), 0); err != nil {
 		return fail(stderr, "bench", err)
 	}
 	if *small && *large {

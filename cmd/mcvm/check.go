@@ -93,6 +93,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	rf.register(fs)
 	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
 	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
+	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -109,7 +110,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, opts.MemoryLimit); err != nil {
+	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), opts.MemoryLimit); err != nil {
 		return fail(stderr, "check", err)
 	}
 	p, err := sf.mf.load(model)
@@ -169,13 +170,26 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	return exitCode(res.Verdict)
 }
 
-// storageOf checks --hash-compact and --bitstate.
-func storageOf(hashCompact bool, bits int, memLimit int64) (explorer.Storage, int, error) {
+// defaultCollapse is --collapse's default. Collapse compression cuts the
+// exact store to 0.2-0.45 but runs at 0.6-0.8 of its speed
+// (benchmarks/RESULTS.md, "Collapse compression"), so it is not the
+// default.
+const defaultCollapse = false
+
+const collapseUsage = "exact store with collapse compression (SPIN's -DCOLLAPSE): each distinct statics block, thread record and object record is stored once and a state as the vector of their indices; 0.2-0.45 of the store's memory, at 0.6-0.8 of the speed"
+
+// storageOf checks --hash-compact, --bitstate and --collapse (explicit:
+// given on the command line, not defaulted).
+func storageOf(hashCompact bool, bits int, collapse, explicit bool, memLimit int64) (explorer.Storage, int, error) {
 	switch {
 	case hashCompact && bits != 0:
 		return 0, 0, fmt.Errorf("--hash-compact and --bitstate exclude each other")
+	case collapse && explicit && (hashCompact || bits != 0):
+		return 0, 0, fmt.Errorf("--collapse is for the exact store: it excludes --hash-compact and --bitstate")
 	case hashCompact:
 		return explorer.StorageHashCompact, 0, nil
+	case bits == 0 && collapse:
+		return explorer.StorageCollapse, 0, nil
 	case bits == 0:
 		return explorer.StorageExact, 0, nil
 	case bits < 10 || bits > explorer.MaxBitstateBits:
@@ -319,6 +333,9 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
 		RecordBytes: a.RecordBytes, IndexBytes: a.IndexBytes, PeakGoBytes: st.PeakMemory, PeakRSSBytes: peakRSS(),
 		MissProbability: a.MissProbability, ExpectedMissed: a.ExpectedMissed}
+	for _, p := range a.Pools {
+		r.Memory.Pools = append(r.Memory.Pools, pool{Kind: p.Kind, Components: p.Components, Bytes: p.Bytes})
+	}
 	if st.States > 0 {
 		r.Memory.PeakRSSPerState = float64(r.Memory.PeakRSSBytes) / float64(st.States)
 	}
@@ -388,11 +405,21 @@ func (r *report) print(w io.Writer) {
 	if m := r.Memory; m != nil {
 		fmt.Fprintf(w, "store:       %s, %.1f MiB: table %d %s (%.1f MiB)", m.Store, mib(m.StoreBytes), m.TableSlots,
 			map[bool]string{true: "bits", false: "slots"}[m.Store == "bitstate"], mib(m.TableBytes))
-		if m.Store == "exact" {
+		switch m.Store {
+		case "exact":
 			fmt.Fprintf(w, ", encodings %.1f MiB, index %.1f MiB", mib(m.RecordBytes), mib(m.IndexBytes))
+		case "collapse":
+			fmt.Fprintf(w, ", index vectors %.1f MiB, index %.1f MiB\n", mib(m.RecordBytes), mib(m.IndexBytes))
+			fmt.Fprintf(w, "pools:      ")
+			for i, p := range m.Pools {
+				if i > 0 {
+					fmt.Fprint(w, ",")
+				}
+				fmt.Fprintf(w, " %s %d (%.1f MiB)", p.Kind, p.Components, mib(p.Bytes))
+			}
 		}
 		fmt.Fprintln(w)
-		if m.Store != "exact" {
+		if m.Store != "exact" && m.Store != "collapse" {
 			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
 		}
 		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB\n",
@@ -517,6 +544,16 @@ type memory struct {
 	PeakRSSPerState float64 `json:"peak_rss_bytes_per_state"`
 	MissProbability float64 `json:"miss_probability"`
 	ExpectedMissed  float64 `json:"expected_missed_states"`
+	// Pools are the collapse store's component pools (encoding_bytes is
+	// then its index vectors).
+	Pools []pool `json:"pools,omitempty"`
+}
+
+// pool is one of the collapse store's component pools.
+type pool struct {
+	Kind       string `json:"kind"`
+	Components int64  `json:"components"`
+	Bytes      int64  `json:"bytes"`
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

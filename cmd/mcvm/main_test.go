@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,13 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--hash-compact", "--bitstate", "20", philo}, exitUsage},
 		{[]string{"check", "--bitstate", "5", philo}, exitUsage},
 		{[]string{"bench", "--hash-compact", "--bitstate", "20"}, exitUsage},
+		{[]string{"check", "-D", "N=3", "--collapse", philo}, exitViolation},
+		{[]string{"check", "-D", "N=3", "--collapse=false", philoOK}, exitOK},
+		{[]string{"check", "-D", "N=6", "--por", "none", "--continue", "--collapse", "--memory-limit", "1MiB", philoOK}, exitLimit},
+		{[]string{"check", "--collapse", "--hash-compact", philo}, exitUsage},
+		{[]string{"check", "--collapse", "--bitstate", "20", philo}, exitUsage},
+		{[]string{"check", "-D", "N=3", "--collapse=false", "--hash-compact", philoOK}, exitOK},
+		{[]string{"bench", "--collapse", "--hash-compact"}, exitUsage},
 		{[]string{"check", "--bitstate", "36", "--memory-limit", "1GiB", philo}, exitUsage},
 		{[]string{"check", "nonexistent.mcasm"}, exitUsage},
 		{[]string{"check", "-D", "NOPE=3", philo}, exitUsage},
@@ -104,7 +112,7 @@ func TestCheck_json(t *testing.T) {
 // TestCheck_memoryAccount checks the memory account in check --json for
 // each store.
 func TestCheck_memoryAccount(t *testing.T) {
-	for _, flags := range [][]string{nil, {"--hash-compact"}, {"--bitstate", "20"}} {
+	for _, flags := range [][]string{{"--collapse=false"}, {"--hash-compact"}, {"--bitstate", "20"}, {"--collapse"}} {
 		args := append([]string{"check", "--json", "--continue", "--por", "none", "-D", "N=4"}, flags...)
 		_, out, _ := runMain(append(args, philoOK)...)
 		var r struct {
@@ -116,16 +124,30 @@ func TestCheck_memoryAccount(t *testing.T) {
 				PeakRSS         int64   `json:"peak_rss_bytes"`
 				PeakGo          int64   `json:"peak_go_bytes"`
 				MissProbability float64 `json:"miss_probability"`
+				Pools           []struct {
+					Kind       string
+					Components int64
+					Bytes      int64
+				}
 			}
 		}
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%v: %v\n%s", flags, err, out)
 		}
 		m := r.Memory
-		want := map[int]string{0: "exact", 1: "hash-compact", 2: "bitstate"}[len(flags)]
+		want := map[string]string{"--collapse=false": "exact", "--hash-compact": "hash-compact", "--bitstate": "bitstate", "--collapse": "collapse"}[flags[0]]
+		exact := want == "exact" || want == "collapse"
 		if m.Store != want || m.StoreBytes <= 0 || m.TableSlots <= 0 || m.PeakRSS <= 0 || m.PeakGo <= 0 ||
-			m.MissProbability < 0 || (want == "exact") != (m.MissProbability == 0) || r.States != 1023 {
+			m.MissProbability < 0 || exact != (m.MissProbability == 0) || r.States != 1023 {
 			t.Errorf("mcvm %s: states %d, memory %+v", strings.Join(args, " "), r.States, m)
+		}
+		if want == "collapse" {
+			if len(m.Pools) != 3 || m.Pools[0].Kind != "statics" || m.Pools[1].Kind != "threads" || m.Pools[2].Kind != "objects" ||
+				m.Pools[1].Components <= 0 || m.Pools[1].Bytes <= 0 || m.Pools[0].Components <= 0 {
+				t.Errorf("mcvm %s: pools %+v", strings.Join(args, " "), m.Pools)
+			}
+		} else if len(m.Pools) != 0 {
+			t.Errorf("mcvm %s: pools %+v for store %s", strings.Join(args, " "), m.Pools, want)
 		}
 	}
 }
@@ -292,5 +314,17 @@ func TestJPFReport(t *testing.T) {
 	}
 	if code, _, stderr := runMain("jpf-report", "../../README.md"); code != exitUsage || !strings.Contains(stderr, "not a JPF report") {
 		t.Errorf("jpf-report of a non-report: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestCheck_collapseText checks check's text report of the collapse store:
+// the store line names it and a pools line gives each pool's size.
+func TestCheck_collapseText(t *testing.T) {
+	_, out, _ := runMain("check", "--continue", "--por", "none", "-D", "N=4", "--collapse", philoOK)
+	for _, re := range []string{`(?m)^store: +collapse, [0-9.]+ MiB: table \d+ slots \([0-9.]+ MiB\), index vectors [0-9.]+ MiB, index [0-9.]+ MiB$`,
+		`(?m)^pools: +statics \d+ \([0-9.]+ MiB\), threads \d+ \([0-9.]+ MiB\), objects \d+ \([0-9.]+ MiB\)$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("check --collapse output does not match %s:\n%s", re, out)
+		}
 	}
 }
