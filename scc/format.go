@@ -144,40 +144,26 @@ type Script struct {
 	FileBytes int64   // size of the file it was read from or encoded to
 	RawBytes  int64   // size of the uncompressed payload
 
-	// A task made by Split holds its entries decoded, as a view of the
-	// whole script's, until Encode needs them as bytes.
+	// A task made by Split holds its entries as ranges of the whole
+	// script's, decoded as they are followed, until Encode needs them as
+	// bytes of their own.
 	view *taskView
 }
 
-// taskView is a task's entries: indices into the whole script's decoded
-// entries, of which those marked converted become visited-state entries.
-type taskView struct {
-	all       []Entry
-	converted []bool
-	idx       []int32
-	init      []Entry
-}
-
-// entry returns the task's i-th body entry.
-func (v *taskView) entry(i int) Entry {
-	j := v.idx[i]
-	e := v.all[j]
-	e.Last = false
-	if v.converted[j] {
-		e.Op = OpOld
-	}
-	return e
-}
-
-// materialize encodes a task's entries.
+// materialize encodes a task's entries. Split decoded the same bytes
+// already, so they decode again; if they did not, the task would hold
+// fewer entries than its header says and fail certification.
 func (s *Script) materialize() {
 	v := s.view
 	if v == nil || s.Body != nil {
 		return
 	}
-	body := make([]Entry, len(v.idx))
-	for i := range body {
-		body[i] = v.entry(i)
+	body := make([]Entry, 0, s.Entries)
+	for e, err := range v.entries() {
+		if err != nil {
+			break
+		}
+		body = append(body, *e)
 	}
 	s.Init, _ = EncodeEntries(v.init, 0)
 	s.Body, s.IDs = EncodeEntries(body, s.Root)

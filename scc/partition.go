@@ -2,7 +2,12 @@
 
 package scc
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+	"math/bits"
+	"sort"
+)
 
 // Partition describes how a script was split.
 type Partition struct {
@@ -25,6 +30,12 @@ type Partition struct {
 // Subgraphs list that is wrong makes Split fail or only makes the tasks'
 // sizes less even (Theorem 3.2.4): the regions are cut by the script's own
 // structure.
+//
+// Split makes one pass over the encoded script to find its structure; it
+// does not keep the decoded entries. A task is a list of ranges of the
+// whole script's entries, which its certifier decodes itself, starting
+// from a checkpoint of the decoder (so that the decoding, too, is done in
+// parallel when the tasks are).
 func Split(s *Script, k int) (*Partition, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("--tasks must be at least 1, got %d", k)
@@ -35,74 +46,29 @@ func Split(s *Script, k int) (*Partition, error) {
 	if !s.Complete() {
 		return nil, fmt.Errorf("the script stops at the verification's first error; only a complete script (verify --continue, or a program without errors) can be partitioned")
 	}
-	entries, err := DecodeEntries(s.Body, s.IDs, 0, s.Entries)
+	sc, err := scanScript(s)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(entries)) != s.Entries {
-		return nil, corrupt(-1, "the body has %d entries, the header says %d", len(entries), s.Entries)
-	}
 	trustful := s.Trustful()
-	// The structure: where each state is introduced and left, its parent.
-	newAt := []int{-1}
-	btAt := []int{-1}
-	parent := []int32{-1}
-	stack := []int32{0}
-	for i := range entries {
-		e := &entries[i]
-		switch e.Op {
-		case OpBacktrack:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a backtrack after the search left its start state")
-			}
-			btAt[stack[len(stack)-1]] = i
-			stack = stack[:len(stack)-1]
-		case OpNew:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
-			}
-			if int(e.ID) != len(newAt) {
-				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(newAt), e.ID)
-			}
-			newAt, btAt = append(newAt, i), append(btAt, -1)
-			parent = append(parent, stack[len(stack)-1])
-			stack = append(stack, e.ID)
-		case OpOld:
-			if trustful {
-				return nil, corrupt(int64(i), "a trustful script has no transitions to visited states")
-			}
-			fallthrough
-		default:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
-			}
-		}
-	}
-	if len(stack) > 0 {
-		return nil, discrepancy(Truncated, int64(len(entries)), "the script ends with %d states on the stack", len(stack))
-	}
-	n := len(newAt)
+	n := len(sc.newAt)
 	if len(s.Subgraph) != n {
 		return nil, discrepancy(Subgraphs, -1, "the Subgraphs list has %d entries for %d states", len(s.Subgraph), n)
 	}
 	cur := append([]int64(nil), s.Subgraph...)
-	var remaining int64
-	for i := range entries {
-		if entries[i].Op != OpBacktrack {
-			remaining++
-		}
-	}
-	removedEntry := make([]bool, len(entries))
-	converted := make([]bool, len(entries))
+	remaining := sc.transitions(0, sc.n)
 	removedState := make([]bool, n)
 	drop := int64(0)
 	if trustful {
 		drop = 1
 	}
-	part := &Partition{}
+	// removed holds the entry ranges cut out so far that no later cut
+	// contains; conv the entries that become visited-state entries.
+	var removed []span
+	var conv []int
 	type region struct {
-		root    int32
-		entries []int32
+		root int32
+		segs []span
 	}
 	var regions []region
 	for i := 0; i < k-1; i++ {
@@ -124,75 +90,279 @@ func Split(s *Script, k int) (*Partition, error) {
 			break
 		}
 		r := best
-		idx := make([]int32, 0, btAt[r]-newAt[r])
+		// The region's entries: those after the one introducing r up to the
+		// backtrack from r, less the regions already cut out of it (its
+		// descendants' regions; no earlier region contains r).
+		whole := span{sc.newAt[r] + 1, sc.btAt[r] + 1}
+		var inner, outer []span
+		for _, x := range removed {
+			if x.lo >= whole.lo && x.hi <= whole.hi {
+				inner = append(inner, x)
+			} else {
+				outer = append(outer, x)
+			}
+		}
+		segs := subtract(whole, inner)
 		var count int64
-		for j := newAt[r] + 1; j <= btAt[r]; j++ {
-			if removedEntry[j] {
-				continue
-			}
-			idx = append(idx, int32(j))
-			removedEntry[j] = true
-			switch e := &entries[j]; e.Op {
-			case OpBacktrack:
-			case OpNew:
-				removedState[e.ID] = true
-				count++
-			default:
-				count++
-			}
+		for _, g := range segs {
+			count += sc.transitions(g.lo, g.hi)
 		}
 		if count != cur[r] {
 			return nil, discrepancy(Subgraphs, -1, "the region rooted at state %d has %d transitions, the Subgraphs list says %d", r, count, cur[r])
 		}
-		removedState[r] = true
-		if trustful {
-			removedEntry[newAt[r]] = true
-		} else {
-			converted[newAt[r]] = true
+		// The states of r's subtree have consecutive IDs from r on.
+		end := int(r) + 1 + sort.Search(n-int(r)-1, func(j int) bool { return sc.newAt[int(r)+1+j] > sc.btAt[r] })
+		for id := int(r); id < end; id++ {
+			removedState[id] = true
 		}
-		for a := parent[r]; a >= 0; a = parent[a] {
+		cut := whole
+		if trustful {
+			cut.lo-- // the transition into r goes too
+		} else {
+			conv = append(conv, sc.newAt[r])
+		}
+		removed = append(outer, cut)
+		for a := sc.parent[r]; a >= 0; a = sc.parent[a] {
 			cur[a] -= count + drop
 		}
 		remaining -= count + drop
-		regions = append(regions, region{root: r, entries: idx})
+		regions = append(regions, region{root: r, segs: segs})
 	}
-	rest := make([]int32, 0, len(entries))
-	for j := range entries {
-		if !removedEntry[j] {
-			rest = append(rest, int32(j))
-		}
-	}
-	regions = append(regions, region{root: 0, entries: rest})
+	sort.Slice(removed, func(i, j int) bool { return removed[i].lo < removed[j].lo })
+	regions = append(regions, region{root: 0, segs: subtract(span{0, sc.n}, removed)})
+	sort.Ints(conv)
 	kind := byte(KindTask)
 	if trustful {
 		kind = KindTrustfulTask
 	}
+	part := &Partition{}
 	for ti, rg := range regions {
 		t := &Script{}
 		t.Header = s.Header
 		t.Kind, t.Task, t.Tasks, t.Root = kind, ti+1, len(regions), rg.root
 		var chain []Entry
-		for a := rg.root; a > 0; a = parent[a] {
-			e := entries[newAt[a]]
-			e.Last = false
+		for a := rg.root; a > 0; a = sc.parent[a] {
+			e, err := sc.newEntry(a)
+			if err != nil {
+				return nil, err
+			}
 			chain = append(chain, e)
 		}
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
 		}
 		t.InitEntries = int64(len(chain))
+		v := &taskView{sc: sc, segs: rg.segs, init: chain}
+		t.Entries = 0
 		var size int64
-		for _, j := range rg.entries {
-			if entries[j].Op != OpBacktrack {
-				size++
+		for _, g := range rg.segs {
+			t.Entries += int64(g.hi - g.lo)
+			size += sc.transitions(g.lo, g.hi)
+			for _, j := range conv {
+				if j >= g.lo && j < g.hi {
+					v.conv = append(v.conv, j)
+				}
 			}
 		}
-		t.view = &taskView{all: entries, converted: converted, idx: rg.entries, init: chain}
-		t.Entries = int64(len(rg.entries))
+		t.view = v
 		t.Subgraphs = 0
 		part.Tasks = append(part.Tasks, t)
 		part.Sizes = append(part.Sizes, size)
 		part.Init = append(part.Init, len(chain))
 	}
 	return part, nil
+}
+
+// span is a range [lo, hi) of a script's entries.
+type span struct{ lo, hi int }
+
+// subtract returns w less the disjoint spans holes (sorted by lo or not),
+// which lie inside it.
+func subtract(w span, holes []span) []span {
+	hs := append([]span(nil), holes...)
+	sort.Slice(hs, func(i, j int) bool { return hs[i].lo < hs[j].lo })
+	var out []span
+	at := w.lo
+	for _, h := range hs {
+		if h.lo > at {
+			out = append(out, span{at, h.lo})
+		}
+		at = h.hi
+	}
+	if at < w.hi {
+		out = append(out, span{at, w.hi})
+	}
+	return out
+}
+
+// scan is the structure of a whole script, found by one pass over its
+// encoded entries, with checkpoints of the decoder from which any entry
+// can be decoded again.
+type scan struct {
+	s      *Script
+	n      int      // entries
+	bt     []uint64 // bitset: which entries are backtracks
+	newAt  []int    // per state: the entry that introduces it (-1 for state 0)
+	btAt   []int    // per state: the backtrack from it
+	parent []int32  // per state: the state it was reached from (-1 for state 0)
+	newOff []int    // per state: payload offset of the entry that introduces it
+	newPT  []int32  // per state: the decoder's previous thread at that entry
+	cps    []checkpoint
+	arena  []int32 // the checkpoints' per-thread visited IDs
+}
+
+// checkpoint is the decoder's context before an entry.
+type checkpoint struct {
+	entry, off, idOff   int
+	prevThread, lastNew int32
+	old                 span // the decoder's prevOld: arena[old.lo:old.hi]
+}
+
+// scanScript makes one pass over a whole script's body, checking that it
+// decodes and is well bracketed.
+func scanScript(s *Script) (*scan, error) {
+	sc := &scan{s: s, newAt: []int{-1}, btAt: []int{-1}, parent: []int32{-1}, newOff: []int{-1}, newPT: []int32{-1}}
+	body := s.Body
+	c := newCoder(0)
+	c.idr = s.IDs
+	stack := []int32{0}
+	var e Entry
+	i, last := 0, 0
+	for off := 0; off < len(body); i++ {
+		if int64(i) >= s.Entries {
+			return nil, corrupt(int64(i), "more entries than the header's %d", s.Entries)
+		}
+		// A checkpoint every 1024 entries, or every len(prevOld) entries
+		// when there are more threads: the copies of prevOld then take at
+		// most one int32 per entry.
+		if i == 0 || i-last >= max(1024, len(c.prevOld)) {
+			lo := len(sc.arena)
+			sc.arena = append(sc.arena, c.prevOld...)
+			sc.cps = append(sc.cps, checkpoint{entry: i, off: off, idOff: c.idOff, prevThread: c.prevThread, lastNew: c.lastNew, old: span{lo, len(sc.arena)}})
+			last = i
+		}
+		if i&63 == 0 {
+			sc.bt = append(sc.bt, 0)
+		}
+		pt := c.prevThread
+		next, err := c.decodeEntry(body, off, &e)
+		if err != nil {
+			return nil, corrupt(int64(i), "bad bytes at payload offset %d", off)
+		}
+		switch e.Op {
+		case OpBacktrack:
+			if len(stack) == 0 {
+				return nil, discrepancy(Extra, int64(i), "a backtrack after the search left its start state")
+			}
+			sc.bt[i>>6] |= 1 << (i & 63)
+			sc.btAt[stack[len(stack)-1]] = i
+			stack = stack[:len(stack)-1]
+		case OpNew:
+			if len(stack) == 0 {
+				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
+			}
+			if int(e.ID) != len(sc.newAt) {
+				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(sc.newAt), e.ID)
+			}
+			sc.newAt, sc.btAt = append(sc.newAt, i), append(sc.btAt, -1)
+			sc.newOff, sc.newPT = append(sc.newOff, off), append(sc.newPT, pt)
+			sc.parent = append(sc.parent, stack[len(stack)-1])
+			stack = append(stack, e.ID)
+		case OpOld:
+			if s.Trustful() {
+				return nil, corrupt(int64(i), "a trustful script has no transitions to visited states")
+			}
+			fallthrough
+		default:
+			if len(stack) == 0 {
+				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
+			}
+		}
+		off = next
+	}
+	if c.idOff != len(s.IDs) {
+		return nil, corrupt(-1, "%d bytes left over in the ID column", len(s.IDs)-c.idOff)
+	}
+	if int64(i) != s.Entries {
+		return nil, corrupt(-1, "the body has %d entries, the header says %d", i, s.Entries)
+	}
+	if len(stack) > 0 {
+		return nil, discrepancy(Truncated, int64(i), "the script ends with %d states on the stack", len(stack))
+	}
+	sc.n = i
+	return sc, nil
+}
+
+// transitions counts the transition entries (all but backtracks) in [lo, hi).
+func (sc *scan) transitions(lo, hi int) int64 {
+	bts := 0
+	for i := lo; i < hi; {
+		w := sc.bt[i>>6] >> (i & 63)
+		if k := 64 - i&63; hi-i < k {
+			w &= 1<<(hi-i) - 1
+			i = hi
+		} else {
+			i += k
+		}
+		bts += bits.OnesCount64(w)
+	}
+	return int64(hi-lo) - int64(bts)
+}
+
+// newEntry decodes the entry that introduces state id.
+func (sc *scan) newEntry(id int32) (Entry, error) {
+	c := coder{prevThread: sc.newPT[id], lastNew: id - 1}
+	var e Entry
+	if _, err := c.decodeEntry(sc.s.Body, sc.newOff[id], &e); err != nil || e.Op != OpNew || e.ID != id {
+		return e, corrupt(int64(sc.newAt[id]), "the entry introducing state %d does not decode again", id)
+	}
+	e.Last = false
+	return e, nil
+}
+
+// taskView is a task's entries: ranges of the whole script's, of which
+// those in conv become visited-state entries.
+type taskView struct {
+	sc   *scan
+	segs []span
+	conv []int // sorted
+	init []Entry
+}
+
+// entries decodes the task's body entries in order; the error, if any, is
+// the last value yielded.
+func (v *taskView) entries() iter.Seq2[*Entry, error] {
+	return func(yield func(*Entry, error) bool) {
+		sc := v.sc
+		body := sc.s.Body
+		var e Entry
+		ci := 0
+		for _, g := range v.segs {
+			// Resume from the last checkpoint at or before the range.
+			k := sort.Search(len(sc.cps), func(j int) bool { return sc.cps[j].entry > g.lo }) - 1
+			cp := &sc.cps[k]
+			c := coder{prevThread: cp.prevThread, lastNew: cp.lastNew, idr: sc.s.IDs, idOff: cp.idOff,
+				prevOld: append([]int32(nil), sc.arena[cp.old.lo:cp.old.hi]...)}
+			off := cp.off
+			for i := cp.entry; i < g.hi; i++ {
+				next, err := c.decodeEntry(body, off, &e)
+				if err != nil {
+					yield(nil, corrupt(int64(i), "bad bytes at payload offset %d", off))
+					return
+				}
+				off = next
+				if i < g.lo {
+					continue
+				}
+				e.Last = false
+				if ci < len(v.conv) && v.conv[ci] == i {
+					e.Op = OpOld
+					ci++
+				}
+				if !yield(&e, nil) {
+					return
+				}
+			}
+		}
+	}
 }
