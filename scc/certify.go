@@ -144,7 +144,7 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 			c.tfp, c.thave, c.tdef = make([]uint64, n), make([]uint64, n/64+1), make([]uint64, n/64+1)
 		}
 	} else if !c.trust && !opts.Forget {
-		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body))+1))
+		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body[colTag]))+1))
 	}
 	err := c.run()
 	st := &c.res.Stats
@@ -394,7 +394,7 @@ func (c *certifier) run() (err error) {
 		var init []Entry
 		if c.s.view != nil {
 			init = c.s.view.init
-		} else if init, err = DecodeEntries(c.s.Init, nil, 0, c.s.InitEntries); err != nil {
+		} else if init, err = DecodeEntries(c.s.Init, 0, c.s.InitEntries); err != nil {
 			return err
 		}
 		if int64(len(init)) != c.s.InitEntries {
@@ -460,18 +460,15 @@ func (c *certifier) run() (err error) {
 		return c.end(nil)
 	}
 	dec := newCoder(root)
-	dec.idr = c.s.IDs
-	body := c.s.Body
+	dec.in = c.s.Body
 	var e Entry
-	for off := 0; off < len(body); c.pos++ {
-		n, err := dec.decodeEntry(body, off, &e)
-		if err != nil {
-			if off+1 >= len(body) || err != errEntry {
+	for ; dec.more(); c.pos++ {
+		if err := dec.decodeEntry(&e); err != nil {
+			if err != errEntry {
 				return discrepancy(Truncated, c.pos, "the script ends inside an entry")
 			}
-			return corrupt(c.pos, "bad bytes at payload offset %d", off)
+			return corrupt(c.pos, "bad bytes in entry %d", c.pos)
 		}
-		off = n
 		if done, err := c.entry(&e); done || err != nil {
 			return err
 		}
@@ -485,8 +482,10 @@ func (c *certifier) end(dec *coder) error {
 	if c.pos != c.s.Entries {
 		return corrupt(-1, "the body has %d entries, the header says %d", c.pos, c.s.Entries)
 	}
-	if dec != nil && dec.idOff != len(dec.idr) {
-		return corrupt(-1, "%d bytes left over in the ID column", len(dec.idr)-dec.idOff)
+	if dec != nil {
+		if err := dec.leftover(); err != nil {
+			return err
+		}
 	}
 	if len(c.stack) > 0 {
 		if !c.s.Complete() && c.res.Stats.Errors > 0 {

@@ -37,6 +37,10 @@ type FPMap struct {
 
 const fpMagic = "MCVMFPM\n"
 
+// fpMapVersion is the version of the FP map format (independent of the
+// script format's).
+const fpMapVersion = 1
+
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats
 	fm := &FPMap{Digest: c.s.Digest, Trustful: c.trust, Task: c.s.Task, Tasks: c.s.Tasks, Root: c.s.Root,
@@ -58,7 +62,7 @@ func (c *certifier) fpMap() *FPMap {
 // EncodeFPMap serialises m.
 func EncodeFPMap(m *FPMap) []byte {
 	b := []byte(fpMagic)
-	b = binary.AppendUvarint(b, FormatVersion)
+	b = binary.AppendUvarint(b, fpMapVersion)
 	b = binary.LittleEndian.AppendUint64(b, m.Digest)
 	trust := int64(0)
 	if m.Trustful {
@@ -89,8 +93,8 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 		return nil, corrupt(-1, "not an FP map (bad magic number)")
 	}
 	r := &hreader{b: data, off: len(fpMagic)}
-	if v := r.u(); r.err == nil && v != FormatVersion {
-		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d", v, FormatVersion)
+	if v := r.u(); r.err == nil && v != fpMapVersion {
+		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d", v, fpMapVersion)
 	}
 	m := &FPMap{Digest: r.u64()}
 	switch r.count() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -135,6 +136,14 @@ func Split(s *Script, k int) (*Partition, error) {
 	if trustful {
 		kind = KindTrustfulTask
 	}
+	roots := make([]int32, len(regions))
+	for i, rg := range regions {
+		roots[i] = rg.root
+	}
+	newEntries, err := sc.chains(roots)
+	if err != nil {
+		return nil, err
+	}
 	part := &Partition{}
 	for ti, rg := range regions {
 		t := &Script{}
@@ -142,11 +151,7 @@ func Split(s *Script, k int) (*Partition, error) {
 		t.Kind, t.Task, t.Tasks, t.Root = kind, ti+1, len(regions), rg.root
 		var chain []Entry
 		for a := rg.root; a > 0; a = sc.parent[a] {
-			e, err := sc.newEntry(a)
-			if err != nil {
-				return nil, err
-			}
-			chain = append(chain, e)
+			chain = append(chain, newEntries[a])
 		}
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
@@ -205,49 +210,46 @@ type scan struct {
 	newAt  []int    // per state: the entry that introduces it (-1 for state 0)
 	btAt   []int    // per state: the backtrack from it
 	parent []int32  // per state: the state it was reached from (-1 for state 0)
-	newOff []int    // per state: payload offset of the entry that introduces it
-	newPT  []int32  // per state: the decoder's previous thread at that entry
 	cps    []checkpoint
-	arena  []int32 // the checkpoints' per-thread visited IDs
 }
 
 // checkpoint is the decoder's context before an entry.
 type checkpoint struct {
-	entry, off, idOff   int
-	prevThread, lastNew int32
-	old                 span // the decoder's prevOld: arena[old.lo:old.hi]
+	entry int
+	c     coder
 }
 
 // scanScript makes one pass over a whole script's body, checking that it
 // decodes and is well bracketed.
 func scanScript(s *Script) (*scan, error) {
-	sc := &scan{s: s, newAt: []int{-1}, btAt: []int{-1}, parent: []int32{-1}, newOff: []int{-1}, newPT: []int32{-1}}
-	body := s.Body
+	tags := len(s.Body[colTag])
+	// The Subgraphs list has an entry per state (Split checks it), and
+	// the header's counts are bounded by the payload (Read checks it).
+	ns := len(s.Subgraph) + 1
+	sc := &scan{s: s, newAt: make([]int, 1, ns), btAt: make([]int, 1, ns), parent: make([]int32, 1, ns),
+		bt: make([]uint64, 0, tags/64+1)}
+	sc.newAt[0], sc.btAt[0], sc.parent[0] = -1, -1, -1
 	c := newCoder(0)
-	c.idr = s.IDs
+	c.in = s.Body
 	stack := []int32{0}
 	var e Entry
 	i, last := 0, 0
-	for off := 0; off < len(body); i++ {
+	for ; c.more(); i++ {
 		if int64(i) >= s.Entries {
 			return nil, corrupt(int64(i), "more entries than the header's %d", s.Entries)
 		}
-		// A checkpoint every 1024 entries, or every len(prevOld) entries
-		// when there are more threads: the copies of prevOld then take at
-		// most one int32 per entry.
-		if i == 0 || i-last >= max(1024, len(c.prevOld)) {
-			lo := len(sc.arena)
-			sc.arena = append(sc.arena, c.prevOld...)
-			sc.cps = append(sc.cps, checkpoint{entry: i, off: off, idOff: c.idOff, prevThread: c.prevThread, lastNew: c.lastNew, old: span{lo, len(sc.arena)}})
+		// A checkpoint every 1024 entries, or every 64 entries per thread
+		// when there are more threads: the copies of the decoder's
+		// per-thread context then take a few bytes per entry.
+		if i == 0 || i-last >= max(1024, 64*c.threads()) {
+			sc.cps = append(sc.cps, checkpoint{entry: i, c: c.clone()})
 			last = i
 		}
 		if i&63 == 0 {
 			sc.bt = append(sc.bt, 0)
 		}
-		pt := c.prevThread
-		next, err := c.decodeEntry(body, off, &e)
-		if err != nil {
-			return nil, corrupt(int64(i), "bad bytes at payload offset %d", off)
+		if err := c.decodeEntry(&e); err != nil {
+			return nil, corrupt(int64(i), "bad bytes in entry %d", i)
 		}
 		switch e.Op {
 		case OpBacktrack:
@@ -265,7 +267,6 @@ func scanScript(s *Script) (*scan, error) {
 				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(sc.newAt), e.ID)
 			}
 			sc.newAt, sc.btAt = append(sc.newAt, i), append(sc.btAt, -1)
-			sc.newOff, sc.newPT = append(sc.newOff, off), append(sc.newPT, pt)
 			sc.parent = append(sc.parent, stack[len(stack)-1])
 			stack = append(stack, e.ID)
 		case OpOld:
@@ -278,10 +279,9 @@ func scanScript(s *Script) (*scan, error) {
 				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
 			}
 		}
-		off = next
 	}
-	if c.idOff != len(s.IDs) {
-		return nil, corrupt(-1, "%d bytes left over in the ID column", len(s.IDs)-c.idOff)
+	if err := c.leftover(); err != nil {
+		return nil, err
 	}
 	if int64(i) != s.Entries {
 		return nil, corrupt(-1, "the body has %d entries, the header says %d", i, s.Entries)
@@ -309,15 +309,63 @@ func (sc *scan) transitions(lo, hi int) int64 {
 	return int64(hi-lo) - int64(bts)
 }
 
-// newEntry decodes the entry that introduces state id.
-func (sc *scan) newEntry(id int32) (Entry, error) {
-	c := coder{prevThread: sc.newPT[id], lastNew: id - 1}
+// decode decodes the entries in spans (ascending, disjoint) in one pass,
+// resuming from the last checkpoint before a span where that skips
+// entries; f sees each with its index.
+func (sc *scan) decode(spans []span, f func(i int, e *Entry) bool) error {
+	var c coder
 	var e Entry
-	if _, err := c.decodeEntry(sc.s.Body, sc.newOff[id], &e); err != nil || e.Op != OpNew || e.ID != id {
-		return e, corrupt(int64(sc.newAt[id]), "the entry introducing state %d does not decode again", id)
+	at := -1 // the entry c decodes next
+	for _, g := range spans {
+		k := sort.Search(len(sc.cps), func(j int) bool { return sc.cps[j].entry > g.lo }) - 1
+		if cp := &sc.cps[k]; at < 0 || at > g.lo || cp.entry > at {
+			c, at = cp.c.clone(), cp.entry
+		}
+		for ; at < g.hi; at++ {
+			if err := c.decodeEntry(&e); err != nil {
+				return corrupt(int64(at), "bad bytes in entry %d", at)
+			}
+			if at >= g.lo && !f(at, &e) {
+				return nil
+			}
+		}
 	}
-	e.Last = false
-	return e, nil
+	return nil
+}
+
+// chains decodes the entries that introduce the states of the init paths
+// to roots, in one pass over the script.
+func (sc *scan) chains(roots []int32) (map[int32]Entry, error) {
+	need := map[int32]bool{}
+	for _, r := range roots {
+		for a := r; a > 0 && !need[a]; a = sc.parent[a] {
+			need[a] = true
+		}
+	}
+	ids := make([]int32, 0, len(need))
+	for id := range need {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	spans := make([]span, len(ids))
+	for i, id := range ids {
+		spans[i] = span{sc.newAt[id], sc.newAt[id] + 1}
+	}
+	out := make(map[int32]Entry, len(ids))
+	err := sc.decode(spans, func(i int, e *Entry) bool {
+		if e.Op == OpNew {
+			x := *e
+			x.Last = false
+			out[x.ID] = x
+		}
+		return true
+	})
+	for _, id := range ids {
+		if e, ok := out[id]; err == nil && (!ok || e.ID != id) {
+			err = corrupt(int64(sc.newAt[id]), "the entry introducing state %d does not decode again", id)
+		}
+	}
+	return out, err
 }
 
 // taskView is a task's entries: ranges of the whole script's, of which
@@ -333,36 +381,19 @@ type taskView struct {
 // the last value yielded.
 func (v *taskView) entries() iter.Seq2[*Entry, error] {
 	return func(yield func(*Entry, error) bool) {
-		sc := v.sc
-		body := sc.s.Body
-		var e Entry
 		ci := 0
-		for _, g := range v.segs {
-			// Resume from the last checkpoint at or before the range.
-			k := sort.Search(len(sc.cps), func(j int) bool { return sc.cps[j].entry > g.lo }) - 1
-			cp := &sc.cps[k]
-			c := coder{prevThread: cp.prevThread, lastNew: cp.lastNew, idr: sc.s.IDs, idOff: cp.idOff,
-				prevOld: append([]int32(nil), sc.arena[cp.old.lo:cp.old.hi]...)}
-			off := cp.off
-			for i := cp.entry; i < g.hi; i++ {
-				next, err := c.decodeEntry(body, off, &e)
-				if err != nil {
-					yield(nil, corrupt(int64(i), "bad bytes at payload offset %d", off))
-					return
-				}
-				off = next
-				if i < g.lo {
-					continue
-				}
-				e.Last = false
-				if ci < len(v.conv) && v.conv[ci] == i {
-					e.Op = OpOld
-					ci++
-				}
-				if !yield(&e, nil) {
-					return
-				}
+		stopped := false
+		err := v.sc.decode(v.segs, func(i int, e *Entry) bool {
+			e.Last = false
+			if ci < len(v.conv) && v.conv[ci] == i {
+				e.Op = OpOld
+				ci++
 			}
+			stopped = !yield(e, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
 		}
 	}
 }
