@@ -9,14 +9,14 @@
 //	            flags:uvarint verdict:str states:uvarint transitions:uvarint
 //	            entries:uvarint initEntries:uvarint initCols:sizes bodyCols:sizes
 //	            subgraphs:uvarint [task]
-//	sizes     = 6 uvarints: bytes of the tag, thread, instruction, choice, new-state and visited-ID columns
+//	sizes     = 7 uvarints: bytes of the tag, thread, instruction, choice, new-state, visited-ID and sync columns
 //	task      = index:uvarint count:uvarint root:uvarint   ; kind 'P' and 'Q' only
 //	str       = len:uvarint bytes                          ; len <= 64
 //	payloadLen= uvarint                                    ; bytes of the payload
 //	checksum  = u64le                                      ; XXH64 of the payload
 //	zstdFrame = zstd(payload)
 //	payload   = init:columns body:columns subgraphs:uvarint*
-//	columns   = tags threads instrs choices news ids
+//	columns   = tags threads instrs choices news ids syncs
 //	tags      = tag:byte per entry
 //	tag       = op:2 bits | last:1 << 2 | hasChoice:1 << 3 | sameThread:1 << 4   ; bits 5-7 zero
 //	op        = 0 backtrack | 1 new state | 2 visited state | 3 fault (no state)
@@ -26,6 +26,8 @@
 //	choices   = per transition with hasChoice: uvarint
 //	news      = per new-state entry: uvarint (ID - (lastNew+1))
 //	ids       = per visited-state entry: varint (ID - prevVisited[thread])
+//	syncs     = per sync point: 5 uvarints (growth of the thread, instruction, choice,
+//	            new-state and visited-ID columns since the last) and uvarint (growth of lastNew)
 //
 // An entry's fields are the next items of the columns it uses; a backtrack
 // is its tag 0 alone. thread is omitted when sameThread is set (the
@@ -37,9 +39,12 @@
 // the highest state ID introduced so far (0 at the start of the init path
 // and of a full script, the root in a task's body). prevVisited[t] is the
 // ID of the previous visited-state entry of thread t in the same section
-// (0 at first). Fields in columns of their own and instructions coded
-// against the thread's recent ones make scripts 2.3x smaller than version
-// 1, where each entry's fields were together (docs/scc-format.md).
+// (0 at first). Before entries syncEvery, 2*syncEvery, ... of a section
+// is a sync point: the coder forgets prevThread, prevVisited and the
+// instruction lists there, so decoding can start at one. Fields in
+// columns of their own and instructions coded against the thread's recent
+// ones make scripts 2.2x smaller than version 1, where each entry's fields
+// were together (docs/scc-format.md).
 
 package scc
 
@@ -211,10 +216,17 @@ const (
 	colChoice        // uvarint, when the tag says so
 	colNew           // uvarint, per new-state entry
 	colID            // varint, per visited-state entry
+	colSync          // per sync point: where the other columns are, and lastNew
 	nCols
 )
 
-var colNames = [nCols]string{"tag", "thread", "instruction", "choice", "new-state", "visited-ID"}
+var colNames = [nCols]string{"tag", "thread", "instruction", "choice", "new-state", "visited-ID", "sync"}
+
+// syncEvery is the distance in entries between sync points: before entry
+// k*syncEvery (k >= 1) of a section the coder forgets its per-thread
+// context and the sync column says where each column is, so that decoding
+// can start there (a task certified in parallel decodes its own ranges).
+const syncEvery = 16384
 
 // Columns are the encoded columns of a section of entries.
 type Columns [nCols][]byte
@@ -274,6 +286,77 @@ type coder struct {
 	out        Columns // encoding
 	in         Columns // decoding
 	off        [nCols]int
+	n          int        // entries coded so far
+	nextSync   int        // the entry before which the next sync point comes
+	syncAt     [nCols]int // the columns' offsets at the last sync point (colTag: unused)
+	syncNew    int32      // lastNew at the last sync point
+}
+
+// syncCols are the columns whose offsets a sync point gives.
+var syncCols = [...]int{colThread, colInstr, colChoice, colNew, colID}
+
+// reset forgets the per-thread context (at a sync point).
+func (c *coder) reset() {
+	c.prevThread = -1
+	c.prevOld = c.prevOld[:0]
+	c.mtfs = c.mtfs[:0]
+}
+
+// writeSync writes a sync point before entry c.n.
+func (c *coder) writeSync() {
+	b := c.out[colSync]
+	for _, col := range syncCols {
+		b = binary.AppendUvarint(b, uint64(len(c.out[col])-c.syncAt[col]))
+		c.syncAt[col] = len(c.out[col])
+	}
+	b = binary.AppendUvarint(b, uint64(c.lastNew-c.syncNew))
+	c.syncNew = c.lastNew
+	c.out[colSync] = b
+	c.reset()
+	c.nextSync += syncEvery
+}
+
+// readSync reads the sync point before entry c.n into c.syncAt and
+// c.syncNew.
+func (c *coder) readSync() error {
+	for _, col := range syncCols {
+		x, err := c.u(colSync)
+		if err != nil {
+			return err
+		}
+		if x > uint64(len(c.in[col])-c.syncAt[col]) {
+			return errEntry
+		}
+		c.syncAt[col] += int(x)
+	}
+	x, err := c.u(colSync)
+	if err != nil {
+		return err
+	}
+	if x >= 1<<31 || int64(c.syncNew)+int64(x) >= 1<<31 {
+		return errEntry
+	}
+	c.syncNew += int32(x)
+	c.nextSync += syncEvery
+	return nil
+}
+
+// checkSync reads the sync point before entry c.n and checks that it
+// agrees with where decoding is.
+func (c *coder) checkSync() error {
+	if err := c.readSync(); err != nil {
+		return err
+	}
+	for _, col := range syncCols {
+		if c.syncAt[col] != c.off[col] {
+			return errEntry
+		}
+	}
+	if c.syncNew != c.lastNew {
+		return errEntry
+	}
+	c.reset()
+	return nil
 }
 
 // prev returns the slot of thread t's last visited-state ID.
@@ -304,10 +387,16 @@ func (c *coder) clone() coder {
 	return d
 }
 
-func newCoder(lastNew int32) coder { return coder{prevThread: -1, lastNew: lastNew} }
+func newCoder(lastNew int32) coder {
+	return coder{prevThread: -1, lastNew: lastNew, syncNew: lastNew, nextSync: syncEvery}
+}
 
 // appendEntry encodes e.
 func (c *coder) appendEntry(e *Entry) {
+	if c.n == c.nextSync {
+		c.writeSync()
+	}
+	c.n++
 	if e.Op == OpBacktrack {
 		c.out[colTag] = append(c.out[colTag], 0)
 		return
@@ -418,6 +507,12 @@ func (c *coder) byte1(col int) (byte, error) {
 // decodeEntry decodes the next entry into e. It returns io.ErrUnexpectedEOF
 // when a column ends inside the entry and errEntry for malformed bytes.
 func (c *coder) decodeEntry(e *Entry) error {
+	if c.n == c.nextSync {
+		if err := c.checkSync(); err != nil {
+			return err
+		}
+	}
+	c.n++
 	tag, err := c.byte1(colTag)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@
 package scc
 
 import (
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"math/bits"
@@ -219,77 +220,78 @@ type checkpoint struct {
 	c     coder
 }
 
-// scanScript makes one pass over a whole script's body, checking that it
-// decodes and is well bracketed.
+// scanScript finds a whole script's structure from its tag and new-state
+// columns alone, and its checkpoints from the sync column; the other
+// columns are decoded (and checked) by the tasks, each its own ranges.
 func scanScript(s *Script) (*scan, error) {
-	tags := len(s.Body[colTag])
+	tags := s.Body[colTag]
+	if int64(len(tags)) != s.Entries {
+		return nil, corrupt(-1, "the body has %d entries, the header says %d", len(tags), s.Entries)
+	}
 	// The Subgraphs list has an entry per state (Split checks it), and
 	// the header's counts are bounded by the payload (Read checks it).
 	ns := len(s.Subgraph) + 1
-	sc := &scan{s: s, newAt: make([]int, 1, ns), btAt: make([]int, 1, ns), parent: make([]int32, 1, ns),
-		bt: make([]uint64, 0, tags/64+1)}
+	sc := &scan{s: s, n: len(tags), newAt: make([]int, 1, ns), btAt: make([]int, 1, ns), parent: make([]int32, 1, ns),
+		bt: make([]uint64, len(tags)/64+1)}
 	sc.newAt[0], sc.btAt[0], sc.parent[0] = -1, -1, -1
+	// Checkpoints: the start and each sync point.
 	c := newCoder(0)
 	c.in = s.Body
+	sc.cps = append(sc.cps, checkpoint{0, c.clone()})
+	for at := syncEvery; at < len(tags); at += syncEvery {
+		c.n, c.nextSync = at, at
+		if err := c.readSync(); err != nil {
+			return nil, corrupt(int64(at), "bad sync point before entry %d", at)
+		}
+		cp := coder{prevThread: -1, lastNew: c.syncNew, in: s.Body, n: at, nextSync: at + syncEvery, syncAt: c.syncAt, syncNew: c.syncNew}
+		cp.off = c.syncAt
+		cp.off[colTag], cp.off[colSync] = at, c.off[colSync]
+		sc.cps = append(sc.cps, checkpoint{at, cp})
+	}
+	if c.off[colSync] != len(s.Body[colSync]) {
+		return nil, corrupt(-1, "%d bytes left over in the sync column", len(s.Body[colSync])-c.off[colSync])
+	}
 	stack := []int32{0}
-	var e Entry
-	i, last := 0, 0
-	for ; c.more(); i++ {
-		if int64(i) >= s.Entries {
-			return nil, corrupt(int64(i), "more entries than the header's %d", s.Entries)
-		}
-		// A checkpoint every 1024 entries, or every 64 entries per thread
-		// when there are more threads: the copies of the decoder's
-		// per-thread context then take a few bytes per entry.
-		if i == 0 || i-last >= max(1024, 64*c.threads()) {
-			sc.cps = append(sc.cps, checkpoint{entry: i, c: c.clone()})
-			last = i
-		}
-		if i&63 == 0 {
-			sc.bt = append(sc.bt, 0)
-		}
-		if err := c.decodeEntry(&e); err != nil {
+	news := s.Body[colNew]
+	for i, tag := range tags {
+		op := Op(tag & 3)
+		if (op == OpBacktrack && tag != 0) || tag&tagUnused != 0 {
 			return nil, corrupt(int64(i), "bad bytes in entry %d", i)
 		}
-		switch e.Op {
+		if len(stack) == 0 {
+			return nil, discrepancy(Extra, int64(i), "a %s entry after the search left its start state", op)
+		}
+		switch op {
 		case OpBacktrack:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a backtrack after the search left its start state")
-			}
 			sc.bt[i>>6] |= 1 << (i & 63)
 			sc.btAt[stack[len(stack)-1]] = i
 			stack = stack[:len(stack)-1]
 		case OpNew:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
+			// In a whole script every new state's ID is the next.
+			x, n := binary.Uvarint(news)
+			if n <= 0 {
+				return nil, corrupt(int64(i), "bad bytes in entry %d", i)
 			}
-			if int(e.ID) != len(sc.newAt) {
-				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(sc.newAt), e.ID)
+			news = news[n:]
+			if x != 0 {
+				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(sc.newAt), uint64(len(sc.newAt))+x)
 			}
+			id := int32(len(sc.newAt))
 			sc.newAt, sc.btAt = append(sc.newAt, i), append(sc.btAt, -1)
 			sc.parent = append(sc.parent, stack[len(stack)-1])
-			stack = append(stack, e.ID)
+			stack = append(stack, id)
 		case OpOld:
 			if s.Trustful() {
 				return nil, corrupt(int64(i), "a trustful script has no transitions to visited states")
 			}
-			fallthrough
-		default:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
-			}
 		}
 	}
-	if err := c.leftover(); err != nil {
-		return nil, err
-	}
-	if int64(i) != s.Entries {
-		return nil, corrupt(-1, "the body has %d entries, the header says %d", i, s.Entries)
+	if len(news) != 0 {
+		return nil, corrupt(-1, "%d bytes left over in the new-state column", len(news))
 	}
 	if len(stack) > 0 {
-		return nil, discrepancy(Truncated, int64(i), "the script ends with %d states on the stack", len(stack))
+		return nil, discrepancy(Truncated, int64(len(tags)), "the script ends with %d states on the stack", len(stack))
 	}
-	sc.n = i
 	return sc, nil
 }
 
@@ -327,6 +329,13 @@ func (sc *scan) decode(spans []span, f func(i int, e *Entry) bool) error {
 			}
 			if at >= g.lo && !f(at, &e) {
 				return nil
+			}
+		}
+		if at == sc.n {
+			// The task that decodes the last entry checks that the columns
+			// end there.
+			if err := c.leftover(); err != nil {
+				return err
 			}
 		}
 	}

@@ -157,10 +157,11 @@ func TestSplit_covers(t *testing.T) {
 }
 
 // TestSplit_viewMatchesFile certifies each task twice, as Split made it
-// (entries decoded from ranges of the whole script) and as written to a
-// file and read back: the FP maps must be identical.
+// (entries decoded from ranges of the whole script, starting at its sync
+// points) and as written to a file and read back: the FP maps must be
+// identical. The script has about 128,000 entries, so seven sync points.
 func TestSplit_viewMatchesFile(t *testing.T) {
-	p := assemble(t, filepath.Join(modelsDir, "philo_ok.mcasm"), map[string]int64{"N": 4})
+	p := assemble(t, filepath.Join(modelsDir, "philo_ok.mcasm"), map[string]int64{"N": 6})
 	g := vm.GranTransition
 	for _, trustful := range []bool{false, true} {
 		_, data := verify(t, p, g, true, trustful)
