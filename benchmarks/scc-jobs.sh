@@ -1,0 +1,38 @@
+#!/bin/sh
+# Wall time of mcvm certify --tasks K --jobs 1 and --jobs 2 (whole runs:
+# reading, partitioning, tasks, merge) on philo_ok N = 8 unreduced, runs
+# interleaved, median of REPEAT; also plain sequential certify.
+#
+# Usage: go build -o /tmp/mcvm ./cmd/mcvm && sh benchmarks/scc-jobs.sh /tmp/mcvm [K...]
+set -e
+MCVM=${1:?usage: scc-jobs.sh MCVM [K...]}
+shift
+KS=${*:-2 4 10 20}
+REPEAT=${REPEAT:-5}
+MODEL=$(dirname "$0")/models/philo_ok.mcasm
+SCRIPT=${SCRIPT:-/tmp/po8.scc}
+"$MCVM" verify --continue --no-progress --script "$SCRIPT" -D N=8 "$MODEL" | grep -E '^(states|script):'
+wall() { # prints the wall time in seconds of mcvm certify "$@"
+	s=$(date +%s.%N)
+	"$MCVM" certify --no-progress --script "$SCRIPT" -D N=8 "$@" "$MODEL" >/dev/null
+	e=$(date +%s.%N)
+	echo "$s $e" | awk '{printf "%.3f\n", $2 - $1}'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "uptime before: $(uptime)"
+seq=$(for r in $(seq "$REPEAT"); do wall; done | median)
+echo "sequential certify: $seq s"
+echo "| K | jobs=1 (s) | jobs=2 (s) | speed-up | over sequential |"
+echo "|---:|---:|---:|---:|---:|"
+for k in $KS; do
+	: >/tmp/scc-jobs.1
+	: >/tmp/scc-jobs.2
+	for r in $(seq "$REPEAT"); do
+		wall --tasks "$k" --jobs 1 >>/tmp/scc-jobs.1
+		wall --tasks "$k" --jobs 2 >>/tmp/scc-jobs.2
+	done
+	j1=$(median </tmp/scc-jobs.1)
+	j2=$(median </tmp/scc-jobs.2)
+	echo "$k $j1 $j2 $seq" | awk '{printf "| %d | %.3f | %.3f | %.2f | %.2f |\n", $1, $2, $3, $2 / $3, $4 / $3}'
+done
+echo "uptime after: $(uptime)"
