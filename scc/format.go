@@ -375,9 +375,6 @@ func (c *coder) mtfOf(t int32) *mtf {
 	return &c.mtfs[t]
 }
 
-// threads returns how many threads the context holds state for.
-func (c *coder) threads() int { return max(len(c.prevOld), len(c.mtfs)) }
-
 // clone returns a copy of c's decoding context.
 func (c *coder) clone() coder {
 	d := *c

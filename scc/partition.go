@@ -201,9 +201,9 @@ func subtract(w span, holes []span) []span {
 	return out
 }
 
-// scan is the structure of a whole script, found by one pass over its
-// encoded entries, with checkpoints of the decoder from which any entry
-// can be decoded again.
+// scan is the structure of a whole script, found from its tag and
+// new-state columns, with checkpoints of the decoder (the start and each
+// sync point) from which any entry can be decoded again.
 type scan struct {
 	s      *Script
 	n      int      // entries
@@ -214,7 +214,7 @@ type scan struct {
 	cps    []checkpoint
 }
 
-// checkpoint is the decoder's context before an entry.
+// checkpoint is the decoder's context before an entry (a sync point's).
 type checkpoint struct {
 	entry int
 	c     coder
