@@ -98,7 +98,8 @@ type certifier struct {
 	thave    []uint64 // bitset: which of tfp are set
 	tn       int64
 	sparse   map[int32]uint64 // the rest of the FP map (--forget, task files)
-	defined  map[int32]bool   // tasks: IDs explored here
+	defined  map[int32]bool   // tasks: IDs explored here, those not in tdef
+	tdef     []uint64         // tasks split in this process: bitset of IDs below the state count explored here
 	marked   []uint64         // bitset of IDs whose last-use mark was seen
 	nmarked  int64
 	highest  int32
@@ -139,11 +140,11 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	if c.task {
 		c.defined = make(map[int32]bool)
 		if v := s.view; v != nil && !c.trust {
-			n := len(v.all) + 1 // more than the number of states
-			c.tfp, c.thave = make([]uint64, n), make([]uint64, n/64+1)
+			n := len(v.sc.newAt) // the number of states
+			c.tfp, c.thave, c.tdef = make([]uint64, n), make([]uint64, n/64+1), make([]uint64, n/64+1)
 		}
 	} else if !c.trust && !opts.Forget {
-		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body))+1))
+		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body[colTag]))+1))
 	}
 	err := c.run()
 	st := &c.res.Stats
@@ -218,6 +219,23 @@ func (c *certifier) fpIDs() []int32 {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// define notes that the task explores state id.
+func (c *certifier) define(id int32) {
+	if int(id) < len(c.tfp) {
+		c.tdef[id>>6] |= 1 << (id & 63)
+		return
+	}
+	c.defined[id] = true
+}
+
+// isDefined reports whether the task explores state id.
+func (c *certifier) isDefined(id int32) bool {
+	if int(id) < len(c.tfp) {
+		return c.tdef[id>>6]&(1<<(id&63)) != 0
+	}
+	return c.defined[id]
 }
 
 // mark notes the last-use mark of id; it reports false if id had one.
@@ -376,7 +394,7 @@ func (c *certifier) run() (err error) {
 		var init []Entry
 		if c.s.view != nil {
 			init = c.s.view.init
-		} else if init, err = DecodeEntries(c.s.Init, nil, 0, c.s.InitEntries); err != nil {
+		} else if init, err = DecodeEntries(c.s.Init, 0, c.s.InitEntries); err != nil {
 			return err
 		}
 		if int64(len(init)) != c.s.InitEntries {
@@ -418,7 +436,7 @@ func (c *certifier) run() (err error) {
 		if n := len(init); (n == 0 && root != 0) || (n > 0 && init[n-1].ID != root) {
 			return corrupt(-1, "the init path does not lead to the task's root state %d", root)
 		}
-		c.defined[root] = true
+		c.define(root)
 	}
 	c.highest = root
 	if !c.trust {
@@ -430,9 +448,11 @@ func (c *certifier) run() (err error) {
 		return nil
 	}
 	if v := c.s.view; v != nil {
-		for i := range v.idx {
-			e := v.entry(i)
-			if done, err := c.entry(&e); done || err != nil {
+		for e, err := range v.entries() {
+			if err != nil {
+				return err
+			}
+			if done, err := c.entry(e); done || err != nil {
 				return err
 			}
 			c.pos++
@@ -440,18 +460,15 @@ func (c *certifier) run() (err error) {
 		return c.end(nil)
 	}
 	dec := newCoder(root)
-	dec.idr = c.s.IDs
-	body := c.s.Body
+	dec.in = c.s.Body
 	var e Entry
-	for off := 0; off < len(body); c.pos++ {
-		n, err := dec.decodeEntry(body, off, &e)
-		if err != nil {
-			if off+1 >= len(body) || err != errEntry {
+	for ; dec.more(); c.pos++ {
+		if err := dec.decodeEntry(&e); err != nil {
+			if err != errEntry {
 				return discrepancy(Truncated, c.pos, "the script ends inside an entry")
 			}
-			return corrupt(c.pos, "bad bytes at payload offset %d", off)
+			return corrupt(c.pos, "bad bytes in entry %d", c.pos)
 		}
-		off = n
 		if done, err := c.entry(&e); done || err != nil {
 			return err
 		}
@@ -465,8 +482,10 @@ func (c *certifier) end(dec *coder) error {
 	if c.pos != c.s.Entries {
 		return corrupt(-1, "the body has %d entries, the header says %d", c.pos, c.s.Entries)
 	}
-	if dec != nil && dec.idOff != len(dec.idr) {
-		return corrupt(-1, "%d bytes left over in the ID column", len(dec.idr)-dec.idOff)
+	if dec != nil {
+		if err := dec.leftover(); err != nil {
+			return err
+		}
 	}
 	if len(c.stack) > 0 {
 		if !c.s.Complete() && c.res.Stats.Errors > 0 {
@@ -672,10 +691,10 @@ func (c *certifier) follow(e *Entry) error {
 	}
 	if !c.trust {
 		if c.task {
-			if c.defined[e.ID] {
+			if c.isDefined(e.ID) {
 				return discrepancy(BadID, pos, "state %d is introduced twice", e.ID)
 			}
-			c.defined[e.ID] = true
+			c.define(e.ID)
 			if err := c.compare(e.ID, fp, pos); err != nil {
 				return err
 			}

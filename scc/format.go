@@ -7,29 +7,44 @@
 //	version   = uvarint                       ; FormatVersion
 //	header    = kind:byte digest:u64le granularity:str por:str symmetry:str
 //	            flags:uvarint verdict:str states:uvarint transitions:uvarint
-//	            entries:uvarint initEntries:uvarint initBytes:uvarint bodyBytes:uvarint
-//	            idBytes:uvarint subgraphs:uvarint [task]
+//	            entries:uvarint initEntries:uvarint initCols:sizes bodyCols:sizes
+//	            subgraphs:uvarint [task]
+//	sizes     = 7 uvarints: bytes of the tag, thread, instruction, choice, new-state, visited-ID and sync columns
 //	task      = index:uvarint count:uvarint root:uvarint   ; kind 'P' and 'Q' only
 //	str       = len:uvarint bytes                          ; len <= 64
 //	payloadLen= uvarint                                    ; bytes of the payload
 //	checksum  = u64le                                      ; XXH64 of the payload
 //	zstdFrame = zstd(payload)
-//	payload   = init:entry* body:entry* ids:varint* subgraphs:uvarint*
-//	entry     = tag:byte [transition]
+//	payload   = init:columns body:columns subgraphs:uvarint*
+//	columns   = tags threads instrs choices news ids syncs
+//	tags      = tag:byte per entry
 //	tag       = op:2 bits | last:1 << 2 | hasChoice:1 << 3 | sameThread:1 << 4   ; bits 5-7 zero
 //	op        = 0 backtrack | 1 new state | 2 visited state | 3 fault (no state)
-//	transition= [thread:uvarint] opcode:byte [a:varint] [b:varint] [choice:uvarint] [dest]
-//	dest      = new: uvarint (ID - (lastNew+1)) | visited: nothing (its ID is in ids) | fault: nothing
-//	ids       = per visited-state entry of the body, in order: varint (ID - prevVisited[thread])
+//	threads   = per transition without sameThread: uvarint
+//	instrs    = per transition: k:byte (k < 8: the thread's k-th recent instruction)
+//	            | 0xff opcode:byte [a:varint] [b:varint]
+//	choices   = per transition with hasChoice: uvarint
+//	news      = per new-state entry: uvarint (ID - (lastNew+1))
+//	ids       = per visited-state entry: varint (ID - prevVisited[thread])
+//	syncs     = per sync point: 5 uvarints (growth of the thread, instruction, choice,
+//	            new-state and visited-ID columns since the last) and uvarint (growth of lastNew)
 //
-// thread is omitted when sameThread is set (the previous transition's
-// thread); the operands follow the opcode's operand kind (bytecode.Info);
-// lastNew is the highest state ID introduced so far (0 at the start of the
-// init path and of a full script, the root in a task's body). A backtrack
-// has tag 0 exactly. prevVisited[t] is the ID of the previous visited-state
-// entry of thread t in the same section (0 at first): keeping the IDs in a
-// column of their own, coded against the same thread's last one, halves the
-// compressed size (docs/scc-format.md).
+// An entry's fields are the next items of the columns it uses; a backtrack
+// is its tag 0 alone. thread is omitted when sameThread is set (the
+// previous transition's thread); the operands follow the opcode's operand
+// kind (bytecode.Info). Each thread has a move-to-front list of the (at
+// most 8) distinct instructions that began its recent transitions in the
+// section: an instruction in it is coded by its index and moved to the
+// front, one not in it is written out and put at the front. lastNew is
+// the highest state ID introduced so far (0 at the start of the init path
+// and of a full script, the root in a task's body). prevVisited[t] is the
+// ID of the previous visited-state entry of thread t in the same section
+// (0 at first). Before entries syncEvery, 2*syncEvery, ... of a section
+// is a sync point: the coder forgets prevThread, prevVisited and the
+// instruction lists there, so decoding can start at one. Fields in
+// columns of their own and instructions coded against the thread's recent
+// ones make scripts 2.2x smaller than version 1, where each entry's fields
+// were together (docs/scc-format.md).
 
 package scc
 
@@ -47,7 +62,8 @@ import (
 )
 
 // FormatVersion is the version of the script format written and read.
-const FormatVersion = 1
+// Version 1 had no columns (docs/scc-format.md); it is refused.
+const FormatVersion = 2
 
 const magic = "MCVMSCC\n"
 
@@ -137,50 +153,35 @@ func (h *Header) Complete() bool { return h.Flags&FlagComplete != 0 }
 // of the init path and the body, and the Subgraphs list.
 type Script struct {
 	Header
-	Init      []byte
-	Body      []byte
-	IDs       []byte  // the body's visited-state ID column
+	Init      Columns // a task's init path
+	Body      Columns
 	Subgraph  []int64 // per state ID, the transitions of the region rooted there (Definition 3.2.2)
 	FileBytes int64   // size of the file it was read from or encoded to
 	RawBytes  int64   // size of the uncompressed payload
 
-	// A task made by Split holds its entries decoded, as a view of the
-	// whole script's, until Encode needs them as bytes.
+	// A task made by Split holds its entries as ranges of the whole
+	// script's, decoded as they are followed, until Encode needs them as
+	// bytes of their own.
 	view *taskView
 }
 
-// taskView is a task's entries: indices into the whole script's decoded
-// entries, of which those marked converted become visited-state entries.
-type taskView struct {
-	all       []Entry
-	converted []bool
-	idx       []int32
-	init      []Entry
-}
-
-// entry returns the task's i-th body entry.
-func (v *taskView) entry(i int) Entry {
-	j := v.idx[i]
-	e := v.all[j]
-	e.Last = false
-	if v.converted[j] {
-		e.Op = OpOld
-	}
-	return e
-}
-
-// materialize encodes a task's entries.
+// materialize encodes a task's entries. Split decoded the same bytes
+// already, so they decode again; if they did not, the task would hold
+// fewer entries than its header says and fail certification.
 func (s *Script) materialize() {
 	v := s.view
-	if v == nil || s.Body != nil {
+	if v == nil || s.Body[colTag] != nil {
 		return
 	}
-	body := make([]Entry, len(v.idx))
-	for i := range body {
-		body[i] = v.entry(i)
+	body := make([]Entry, 0, s.Entries)
+	for e, err := range v.entries() {
+		if err != nil {
+			break
+		}
+		body = append(body, *e)
 	}
-	s.Init, _ = EncodeEntries(v.init, 0)
-	s.Body, s.IDs = EncodeEntries(body, s.Root)
+	s.Init = EncodeEntries(v.init, 0)
+	s.Body = EncodeEntries(body, s.Root)
 }
 
 // ErrMismatch is wrapped by errors saying a script belongs to another
@@ -206,14 +207,156 @@ func (h *Header) Match(digest uint64, granularity string) error {
 	return nil
 }
 
-// coder holds the context entries are delta-coded against.
+// The columns of a section of entries: each field goes to a column of its
+// own, so that zstd sees homogeneous data.
+const (
+	colTag    = iota // one byte per entry
+	colThread        // uvarint, when the thread changes
+	colInstr         // MTF index, or escape opcode operands
+	colChoice        // uvarint, when the tag says so
+	colNew           // uvarint, per new-state entry
+	colID            // varint, per visited-state entry
+	colSync          // per sync point: where the other columns are, and lastNew
+	nCols
+)
+
+var colNames = [nCols]string{"tag", "thread", "instruction", "choice", "new-state", "visited-ID", "sync"}
+
+// syncEvery is the distance in entries between sync points: before entry
+// k*syncEvery (k >= 1) of a section the coder forgets its per-thread
+// context and the sync column says where each column is, so that decoding
+// can start there (a task certified in parallel decodes its own ranges).
+const syncEvery = 16384
+
+// Columns are the encoded columns of a section of entries.
+type Columns [nCols][]byte
+
+// Len returns the total size of the columns in bytes.
+func (cs *Columns) Len() int {
+	n := 0
+	for _, c := range cs {
+		n += len(c)
+	}
+	return n
+}
+
+// mtfLen is the length of each thread's move-to-front list of the
+// instructions that began its recent transitions; instrEscape in the
+// instruction column says the instruction is not in the list and follows.
+const (
+	mtfLen      = 8
+	instrEscape = 0xff
+)
+
+// mtf is a thread's move-to-front list of instructions.
+type mtf struct {
+	n int
+	l [mtfLen]bytecode.Instr
+}
+
+// find returns the index of in in the list, or -1.
+func (m *mtf) find(in bytecode.Instr) int {
+	for i := 0; i < m.n; i++ {
+		if m.l[i] == in {
+			return i
+		}
+	}
+	return -1
+}
+
+// front moves the k-th instruction to the front (k = -1: inserts in,
+// dropping the last if the list is full).
+func (m *mtf) front(k int, in bytecode.Instr) {
+	if k < 0 {
+		if m.n < mtfLen {
+			m.n++
+		}
+		k = m.n - 1
+	}
+	copy(m.l[1:k+1], m.l[:k])
+	m.l[0] = in
+}
+
+// coder holds the context entries are coded against.
 type coder struct {
 	prevThread int32
 	lastNew    int32
 	prevOld    []int32 // per thread: the last visited-state ID
-	ids        []byte  // encoding: the visited-state IDs
-	idr        []byte  // decoding: the visited-state IDs
-	idOff      int
+	mtfs       []mtf   // per thread: recent instructions
+	out        Columns // encoding
+	in         Columns // decoding
+	off        [nCols]int
+	n          int        // entries coded so far
+	nextSync   int        // the entry before which the next sync point comes
+	syncAt     [nCols]int // the columns' offsets at the last sync point (colTag: unused)
+	syncNew    int32      // lastNew at the last sync point
+}
+
+// syncCols are the columns whose offsets a sync point gives.
+var syncCols = [...]int{colThread, colInstr, colChoice, colNew, colID}
+
+// reset forgets the per-thread context (at a sync point).
+func (c *coder) reset() {
+	c.prevThread = -1
+	c.prevOld = c.prevOld[:0]
+	c.mtfs = c.mtfs[:0]
+}
+
+// writeSync writes a sync point before entry c.n.
+func (c *coder) writeSync() {
+	b := c.out[colSync]
+	for _, col := range syncCols {
+		b = binary.AppendUvarint(b, uint64(len(c.out[col])-c.syncAt[col]))
+		c.syncAt[col] = len(c.out[col])
+	}
+	b = binary.AppendUvarint(b, uint64(c.lastNew-c.syncNew))
+	c.syncNew = c.lastNew
+	c.out[colSync] = b
+	c.reset()
+	c.nextSync += syncEvery
+}
+
+// readSync reads the sync point before entry c.n into c.syncAt and
+// c.syncNew.
+func (c *coder) readSync() error {
+	for _, col := range syncCols {
+		x, err := c.u(colSync)
+		if err != nil {
+			return err
+		}
+		if x > uint64(len(c.in[col])-c.syncAt[col]) {
+			return errEntry
+		}
+		c.syncAt[col] += int(x)
+	}
+	x, err := c.u(colSync)
+	if err != nil {
+		return err
+	}
+	if x >= 1<<31 || int64(c.syncNew)+int64(x) >= 1<<31 {
+		return errEntry
+	}
+	c.syncNew += int32(x)
+	c.nextSync += syncEvery
+	return nil
+}
+
+// checkSync reads the sync point before entry c.n and checks that it
+// agrees with where decoding is.
+func (c *coder) checkSync() error {
+	if err := c.readSync(); err != nil {
+		return err
+	}
+	for _, col := range syncCols {
+		if c.syncAt[col] != c.off[col] {
+			return errEntry
+		}
+	}
+	if c.syncNew != c.lastNew {
+		return errEntry
+	}
+	c.reset()
+	return nil
 }
 
 // prev returns the slot of thread t's last visited-state ID.
@@ -224,12 +367,36 @@ func (c *coder) prev(t int32) *int32 {
 	return &c.prevOld[t]
 }
 
-func newCoder(lastNew int32) coder { return coder{prevThread: -1, lastNew: lastNew} }
+// mtfOf returns thread t's instruction list.
+func (c *coder) mtfOf(t int32) *mtf {
+	for int(t) >= len(c.mtfs) {
+		c.mtfs = append(c.mtfs, mtf{})
+	}
+	return &c.mtfs[t]
+}
+
+// clone returns a copy of c's decoding context.
+func (c *coder) clone() coder {
+	d := *c
+	d.prevOld = append([]int32(nil), c.prevOld...)
+	d.mtfs = append([]mtf(nil), c.mtfs...)
+	d.out = Columns{}
+	return d
+}
+
+func newCoder(lastNew int32) coder {
+	return coder{prevThread: -1, lastNew: lastNew, syncNew: lastNew, nextSync: syncEvery}
+}
 
 // appendEntry encodes e.
-func (c *coder) appendEntry(b []byte, e *Entry) []byte {
+func (c *coder) appendEntry(e *Entry) {
+	if c.n == c.nextSync {
+		c.writeSync()
+	}
+	c.n++
 	if e.Op == OpBacktrack {
-		return append(b, 0)
+		c.out[colTag] = append(c.out[colTag], 0)
+		return
 	}
 	tag := byte(e.Op)
 	if e.Last {
@@ -241,32 +408,39 @@ func (c *coder) appendEntry(b []byte, e *Entry) []byte {
 	if e.Thread == c.prevThread {
 		tag |= tagSameThread
 	}
-	b = append(b, tag)
+	c.out[colTag] = append(c.out[colTag], tag)
 	if e.Thread != c.prevThread {
-		b = binary.AppendUvarint(b, uint64(e.Thread))
+		c.out[colThread] = binary.AppendUvarint(c.out[colThread], uint64(e.Thread))
 		c.prevThread = e.Thread
 	}
-	b = append(b, byte(e.Instr.Op))
-	switch operands(e.Instr.Op) {
-	case 2:
-		b = binary.AppendVarint(b, e.Instr.A)
-		b = binary.AppendVarint(b, e.Instr.B)
-	case 1:
-		b = binary.AppendVarint(b, e.Instr.A)
+	m := c.mtfOf(e.Thread)
+	k := m.find(e.Instr)
+	if k >= 0 {
+		c.out[colInstr] = append(c.out[colInstr], byte(k))
+	} else {
+		b := append(c.out[colInstr], instrEscape, byte(e.Instr.Op))
+		switch operands(e.Instr.Op) {
+		case 2:
+			b = binary.AppendVarint(b, e.Instr.A)
+			b = binary.AppendVarint(b, e.Instr.B)
+		case 1:
+			b = binary.AppendVarint(b, e.Instr.A)
+		}
+		c.out[colInstr] = b
 	}
+	m.front(k, e.Instr)
 	if e.Choice != 0 {
-		b = binary.AppendUvarint(b, uint64(e.Choice))
+		c.out[colChoice] = binary.AppendUvarint(c.out[colChoice], uint64(e.Choice))
 	}
 	switch e.Op {
 	case OpNew:
-		b = binary.AppendUvarint(b, uint64(int64(e.ID)-int64(c.lastNew)-1))
+		c.out[colNew] = binary.AppendUvarint(c.out[colNew], uint64(int64(e.ID)-int64(c.lastNew)-1))
 		c.lastNew = e.ID
 	case OpOld:
 		p := c.prev(e.Thread)
-		c.ids = binary.AppendVarint(c.ids, int64(e.ID)-int64(*p))
+		c.out[colID] = binary.AppendVarint(c.out[colID], int64(e.ID)-int64(*p))
 		*p = e.ID
 	}
-	return b
 }
 
 // operands returns how many operands an instruction with opcode op has.
@@ -286,140 +460,201 @@ func operands(op bytecode.Opcode) int {
 // errEntry is returned by decodeEntry for malformed bytes.
 var errEntry = errors.New("malformed entry")
 
-// decodeEntry decodes the entry at b[off:] into e and returns the offset
-// after it.
-func (c *coder) decodeEntry(b []byte, off int, e *Entry) (int, error) {
-	if off >= len(b) {
-		return off, io.ErrUnexpectedEOF
+// more reports whether the tag column has entries left.
+func (c *coder) more() bool { return c.off[colTag] < len(c.in[colTag]) }
+
+// u reads a uvarint from column col: io.ErrUnexpectedEOF at its end,
+// errEntry if it does not decode.
+func (c *coder) u(col int) (uint64, error) {
+	b := c.in[col][c.off[col]:]
+	x, n := binary.Uvarint(b)
+	if n <= 0 {
+		if n == 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		return 0, errEntry
 	}
-	tag := b[off]
-	off++
+	c.off[col] += n
+	return x, nil
+}
+
+// s reads a varint from column col.
+func (c *coder) s(col int) (int64, error) {
+	b := c.in[col][c.off[col]:]
+	x, n := binary.Varint(b)
+	if n <= 0 {
+		if n == 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		return 0, errEntry
+	}
+	c.off[col] += n
+	return x, nil
+}
+
+// byte1 reads a byte from column col.
+func (c *coder) byte1(col int) (byte, error) {
+	if c.off[col] >= len(c.in[col]) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	c.off[col]++
+	return c.in[col][c.off[col]-1], nil
+}
+
+// decodeEntry decodes the next entry into e. It returns io.ErrUnexpectedEOF
+// when a column ends inside the entry and errEntry for malformed bytes.
+func (c *coder) decodeEntry(e *Entry) error {
+	if c.n == c.nextSync {
+		if err := c.checkSync(); err != nil {
+			return err
+		}
+	}
+	c.n++
+	tag, err := c.byte1(colTag)
+	if err != nil {
+		return err
+	}
 	*e = Entry{Op: Op(tag & 3), Last: tag&tagLast != 0}
 	if e.Op == OpBacktrack {
 		if tag != 0 {
-			return off, errEntry
+			return errEntry
 		}
-		return off, nil
+		return nil
 	}
 	if tag&tagUnused != 0 {
-		return off, errEntry
-	}
-	uv := func() (uint64, error) {
-		x, n := binary.Uvarint(b[off:])
-		if n <= 0 {
-			return 0, errEntry
-		}
-		off += n
-		return x, nil
-	}
-	sv := func() (int64, error) {
-		x, n := binary.Varint(b[off:])
-		if n <= 0 {
-			return 0, errEntry
-		}
-		off += n
-		return x, nil
+		return errEntry
 	}
 	if tag&tagSameThread != 0 {
 		if c.prevThread < 0 {
-			return off, errEntry
+			return errEntry
 		}
 		e.Thread = c.prevThread
 	} else {
-		x, err := uv()
-		if err != nil || x >= 1<<16 || int32(x) == c.prevThread {
-			return off, errEntry
+		x, err := c.u(colThread)
+		if err != nil {
+			return err
+		}
+		if x >= 1<<16 || int32(x) == c.prevThread {
+			return errEntry
 		}
 		e.Thread = int32(x)
 		c.prevThread = e.Thread
 	}
-	if off >= len(b) {
-		return off, errEntry
-	}
-	e.Instr.Op = bytecode.Opcode(b[off])
-	off++
-	if e.Instr.Op != bytecode.OpInvalid && !e.Instr.Op.Valid() {
-		return off, errEntry
-	}
-	var err error
-	switch operands(e.Instr.Op) {
-	case 2:
-		if e.Instr.A, err = sv(); err == nil {
-			e.Instr.B, err = sv()
-		}
-	case 1:
-		e.Instr.A, err = sv()
-	}
+	m := c.mtfOf(e.Thread)
+	k, err := c.byte1(colInstr)
 	if err != nil {
-		return off, err
+		return err
+	}
+	switch {
+	case k == instrEscape:
+		op, err := c.byte1(colInstr)
+		if err != nil {
+			return err
+		}
+		e.Instr.Op = bytecode.Opcode(op)
+		if e.Instr.Op != bytecode.OpInvalid && !e.Instr.Op.Valid() {
+			return errEntry
+		}
+		switch operands(e.Instr.Op) {
+		case 2:
+			if e.Instr.A, err = c.s(colInstr); err == nil {
+				e.Instr.B, err = c.s(colInstr)
+			}
+		case 1:
+			e.Instr.A, err = c.s(colInstr)
+		}
+		if err != nil {
+			return err
+		}
+		if m.find(e.Instr) >= 0 {
+			return errEntry // the writer gives the index of an instruction in the list
+		}
+		m.front(-1, e.Instr)
+	case int(k) < m.n:
+		e.Instr = m.l[k]
+		m.front(int(k), e.Instr)
+	default:
+		return errEntry
 	}
 	if tag&tagChoice != 0 {
-		x, err := uv()
-		if err != nil || x == 0 || x >= 1<<31 {
-			return off, errEntry
+		x, err := c.u(colChoice)
+		if err != nil {
+			return err
+		}
+		if x == 0 || x >= 1<<31 {
+			return errEntry
 		}
 		e.Choice = int32(x)
 	}
 	switch e.Op {
 	case OpNew:
-		x, err := uv()
-		if err != nil || x >= 1<<31 || int64(c.lastNew)+1+int64(x) >= 1<<31 {
-			return off, errEntry
+		x, err := c.u(colNew)
+		if err != nil {
+			return err
+		}
+		if x >= 1<<31 || int64(c.lastNew)+1+int64(x) >= 1<<31 {
+			return errEntry
 		}
 		e.ID = c.lastNew + 1 + int32(x)
 		c.lastNew = e.ID
 	case OpOld:
-		x, n := binary.Varint(c.idr[c.idOff:])
-		if n <= 0 {
-			return off, errEntry
+		x, err := c.s(colID)
+		if err != nil {
+			return err
 		}
-		c.idOff += n
 		p := c.prev(e.Thread)
 		id := int64(*p) + x
 		if id < 0 || id >= 1<<31 {
-			return off, errEntry
+			return errEntry
 		}
 		e.ID = int32(id)
 		*p = e.ID
 	case OpFault:
 		if e.Last {
-			return off, errEntry
+			return errEntry
 		}
 	}
-	return off, nil
+	return nil
+}
+
+// leftover returns an error naming a column with bytes not decoded.
+func (c *coder) leftover() error {
+	for col := range c.in {
+		if c.off[col] != len(c.in[col]) {
+			return corrupt(-1, "%d bytes left over in the %s column", len(c.in[col])-c.off[col], colNames[col])
+		}
+	}
+	return nil
 }
 
 // EncodeEntries encodes entries with the coding context of a script body
-// that starts after state lastNew; it returns the entries' bytes and the
-// visited-state ID column.
-func EncodeEntries(entries []Entry, lastNew int32) (body, ids []byte) {
+// that starts after state lastNew.
+func EncodeEntries(entries []Entry, lastNew int32) Columns {
 	c := newCoder(lastNew)
 	for i := range entries {
-		body = c.appendEntry(body, &entries[i])
+		c.appendEntry(&entries[i])
 	}
-	return body, c.ids
+	return c.out
 }
 
-// DecodeEntries decodes all of b with ID column ids (coded after state
-// lastNew), at most max entries.
-func DecodeEntries(b, ids []byte, lastNew int32, max int64) ([]Entry, error) {
+// DecodeEntries decodes all of cols (coded after state lastNew), at most
+// max entries.
+func DecodeEntries(cols Columns, lastNew int32, max int64) ([]Entry, error) {
 	c := newCoder(lastNew)
-	c.idr = ids
-	out := make([]Entry, 0, min(max, int64(len(b)))) // an entry takes at least a byte
-	for off := 0; off < len(b); {
+	c.in = cols
+	out := make([]Entry, 0, min(max, int64(len(cols[colTag])))) // an entry takes a tag byte
+	for c.more() {
 		if int64(len(out)) >= max {
 			return nil, corrupt(int64(len(out)), "more entries than the header's %d", max)
 		}
 		var e Entry
-		n, err := c.decodeEntry(b, off, &e)
-		if err != nil {
-			return nil, corrupt(int64(len(out)), "bad bytes at payload offset %d", off)
+		if err := c.decodeEntry(&e); err != nil {
+			return nil, corrupt(int64(len(out)), "bad bytes in entry %d", len(out))
 		}
-		off = n
 		out = append(out, e)
 	}
-	if c.idOff != len(ids) {
-		return nil, corrupt(-1, "%d bytes left over in the ID column", len(ids)-c.idOff)
+	if err := c.leftover(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -428,10 +663,12 @@ func DecodeEntries(b, ids []byte, lastNew int32, max int64) ([]Entry, error) {
 // format. The output is the same for the same script.
 func Encode(s *Script) []byte {
 	s.materialize()
-	var payload []byte
-	payload = append(payload, s.Init...)
-	payload = append(payload, s.Body...)
-	payload = append(payload, s.IDs...)
+	payload := make([]byte, 0, s.Init.Len()+s.Body.Len()+2*len(s.Subgraph))
+	for _, cs := range []*Columns{&s.Init, &s.Body} {
+		for _, col := range cs {
+			payload = append(payload, col...)
+		}
+	}
 	for _, n := range s.Subgraph {
 		payload = binary.AppendUvarint(payload, uint64(n))
 	}
@@ -446,9 +683,15 @@ func Encode(s *Script) []byte {
 	}
 	b = binary.AppendUvarint(b, h.Flags)
 	b = appendStr(b, h.Verdict)
-	for _, x := range []int64{h.States, h.Transitions, h.Entries, h.InitEntries, int64(len(s.Init)), int64(len(s.Body)), int64(len(s.IDs)), h.Subgraphs} {
+	for _, x := range []int64{h.States, h.Transitions, h.Entries, h.InitEntries} {
 		b = binary.AppendUvarint(b, uint64(x))
 	}
+	for _, cs := range []*Columns{&s.Init, &s.Body} {
+		for _, col := range cs {
+			b = binary.AppendUvarint(b, uint64(len(col)))
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(h.Subgraphs))
 	if h.IsTask() {
 		b = binary.AppendUvarint(b, uint64(h.Task))
 		b = binary.AppendUvarint(b, uint64(h.Tasks))
@@ -504,6 +747,9 @@ func Read(data []byte) (*Script, error) {
 	}
 	r.off = len(magic)
 	if v := r.u(); r.err == nil && v != FormatVersion {
+		if v < FormatVersion {
+			return nil, corrupt(-1, "format version %d, this mcvm reads version %d only: the script was written by an older mcvm; write it again with mcvm verify --script", v, FormatVersion)
+		}
 		return nil, corrupt(-1, "format version %d, this mcvm reads version %d", v, FormatVersion)
 	}
 	s := &Script{}
@@ -521,7 +767,12 @@ func Read(data []byte) (*Script, error) {
 	h.Flags = r.u()
 	h.Verdict = r.str()
 	h.States, h.Transitions, h.Entries, h.InitEntries = r.count(), r.count(), r.count(), r.count()
-	initBytes, bodyBytes, idBytes := r.count(), r.count(), r.count()
+	var sizes [2 * nCols]int64
+	var sections int64
+	for i := range sizes {
+		sizes[i] = r.count()
+		sections += sizes[i]
+	}
 	h.Subgraphs = r.count()
 	if h.IsTask() {
 		h.Task, h.Tasks, h.Root = int(r.count()), int(r.count()), int32(r.count())
@@ -537,7 +788,7 @@ func Read(data []byte) (*Script, error) {
 	if payloadLen > MaxPayload {
 		return nil, corrupt(-1, "payload of %d bytes is larger than the limit of %d", payloadLen, MaxPayload)
 	}
-	if initBytes+bodyBytes+idBytes > payloadLen {
+	if sections > payloadLen {
 		return nil, corrupt(-1, "header's section sizes exceed the payload")
 	}
 	frame := data[r.off:]
@@ -567,10 +818,14 @@ func Read(data []byte) (*Script, error) {
 	if xxhash.Sum64(payload) != sum {
 		return nil, corrupt(-1, "payload checksum mismatch")
 	}
-	s.Init = payload[:initBytes]
-	s.Body = payload[initBytes : initBytes+bodyBytes]
-	s.IDs = payload[initBytes+bodyBytes : initBytes+bodyBytes+idBytes]
-	rest := payload[initBytes+bodyBytes+idBytes:]
+	rest := payload
+	for i, n := range sizes {
+		cs := &s.Init
+		if i >= nCols {
+			cs = &s.Body
+		}
+		cs[i%nCols], rest = rest[:n:n], rest[n:]
+	}
 	if h.Subgraphs > int64(len(rest)) {
 		return nil, corrupt(-1, "the header announces %d Subgraphs entries, the payload has room for at most %d", h.Subgraphs, len(rest))
 	}

@@ -5,7 +5,6 @@ package scc
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"strings"
 
 	"mcvm/explorer"
@@ -38,6 +37,10 @@ type FPMap struct {
 
 const fpMagic = "MCVMFPM\n"
 
+// fpMapVersion is the version of the FP map format (independent of the
+// script format's).
+const fpMapVersion = 1
+
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats
 	fm := &FPMap{Digest: c.s.Digest, Trustful: c.trust, Task: c.s.Task, Tasks: c.s.Tasks, Root: c.s.Root,
@@ -51,7 +54,7 @@ func (c *certifier) fpMap() *FPMap {
 	fm.Defined = make([]bool, len(fm.IDs))
 	for i, id := range fm.IDs {
 		fm.FPs[i], _ = c.fpGet(id)
-		fm.Defined[i] = c.defined[id]
+		fm.Defined[i] = c.isDefined(id)
 	}
 	return fm
 }
@@ -59,7 +62,7 @@ func (c *certifier) fpMap() *FPMap {
 // EncodeFPMap serialises m.
 func EncodeFPMap(m *FPMap) []byte {
 	b := []byte(fpMagic)
-	b = binary.AppendUvarint(b, FormatVersion)
+	b = binary.AppendUvarint(b, fpMapVersion)
 	b = binary.LittleEndian.AppendUint64(b, m.Digest)
 	trust := int64(0)
 	if m.Trustful {
@@ -90,8 +93,8 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 		return nil, corrupt(-1, "not an FP map (bad magic number)")
 	}
 	r := &hreader{b: data, off: len(fpMagic)}
-	if v := r.u(); r.err == nil && v != FormatVersion {
-		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d", v, FormatVersion)
+	if v := r.u(); r.err == nil && v != fpMapVersion {
+		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d", v, fpMapVersion)
 	}
 	m := &FPMap{Digest: r.u64()}
 	switch r.count() {
@@ -175,16 +178,25 @@ func Merge(maps []*FPMap) (*MergeResult, error) {
 	if len(missing) > 0 {
 		return nil, discrepancy(Undefined, -1, "the FP maps of tasks %s of %d are missing", strings.Join(missing, ", "), k)
 	}
-	type ent struct {
-		fp      uint64
-		task    int // the task it was first seen in
-		definer int // the task that explored it, or 0
-	}
-	total := 0
+	total, minID, maxID := 0, int32(0), int32(-1)
 	for _, m := range maps {
 		total += len(m.IDs)
+		for _, id := range m.IDs {
+			minID, maxID = min(minID, id), max(maxID, id)
+		}
 	}
-	all := make(map[int32]ent, total/2+1)
+	// IDs are dense (0 to the number of states) in FP maps of real
+	// tasks: a table indexed by ID is several times faster than a Go map.
+	// Maps from files may hold any IDs; a map then bounds the memory.
+	var all mergeTable = mapTable{}
+	if minID >= 0 && int64(maxID) < 4*int64(total)+1<<16 {
+		all = newDenseTable(int(maxID) + 1)
+	}
+	return merge(maps, all)
+}
+
+// merge does Merge's work with table all.
+func merge(maps []*FPMap, all mergeTable) (*MergeResult, error) {
 	res := &MergeResult{Verdict: explorer.VerdictOK.String()}
 	for _, m := range maps {
 		if m.Root != 0 && !m.Trustful {
@@ -202,40 +214,93 @@ func Merge(maps []*FPMap) (*MergeResult, error) {
 			continue
 		}
 		for i, id := range m.IDs {
-			e, ok := all[id]
+			e, ok := all.get(id)
 			if ok {
 				res.Comparisons++
 				if e.fp != m.FPs[i] {
 					return nil, discrepancy(FPMismatch, -1, "state %d has fingerprint %016x in task %d and %016x in task %d", id, e.fp, e.task, m.FPs[i], m.Task)
 				}
 			} else {
-				e = ent{fp: m.FPs[i], task: m.Task}
+				e = mergeEnt{fp: m.FPs[i], task: int32(m.Task)}
 			}
 			if m.Defined[i] {
 				if e.definer != 0 {
 					return nil, discrepancy(BadID, -1, "state %d is explored by tasks %d and %d", id, e.definer, m.Task)
 				}
-				e.definer = m.Task
+				e.definer = int32(m.Task)
 				res.States++
 			}
-			all[id] = e
+			all.put(id, e)
 		}
 	}
 	if maps[0].Trustful {
 		return res, nil
 	}
-	if e, ok := all[0]; !ok || e.definer == 0 {
+	if e, ok := all.get(0); !ok || e.definer == 0 {
 		return nil, discrepancy(Undefined, -1, "no task explores the initial state")
 	}
-	var undef []int32
-	for id, e := range all {
-		if e.definer == 0 {
-			undef = append(undef, id)
-		}
-	}
-	if len(undef) > 0 {
-		slices.Sort(undef)
-		return nil, discrepancy(Undefined, -1, "%d states are reached but explored by no task (the first is state %d, reached in task %d)", len(undef), undef[0], all[undef[0]].task)
+	undef, first := all.undefined()
+	if undef > 0 {
+		e, _ := all.get(first)
+		return nil, discrepancy(Undefined, -1, "%d states are reached but explored by no task (the first is state %d, reached in task %d)", undef, first, e.task)
 	}
 	return res, nil
+}
+
+// mergeEnt is what Merge knows of one ID.
+type mergeEnt struct {
+	fp      uint64
+	task    int32 // the task it was first seen in (0: not seen)
+	definer int32 // the task that explored it, or 0
+}
+
+// mergeTable holds Merge's entries by ID.
+type mergeTable interface {
+	get(id int32) (mergeEnt, bool)
+	put(id int32, e mergeEnt)
+	// undefined returns how many IDs seen no task explores, and the least.
+	undefined() (n int, first int32)
+}
+
+type denseTable []mergeEnt
+
+func newDenseTable(n int) denseTable { return make(denseTable, n) }
+
+func (t denseTable) get(id int32) (mergeEnt, bool) {
+	if int(id) >= len(t) || t[id].task == 0 {
+		return mergeEnt{}, false
+	}
+	return t[id], true
+}
+
+func (t denseTable) put(id int32, e mergeEnt) { t[id] = e }
+
+func (t denseTable) undefined() (n int, first int32) {
+	for id := range t {
+		if t[id].task != 0 && t[id].definer == 0 {
+			if n == 0 {
+				first = int32(id)
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
+type mapTable map[int32]mergeEnt
+
+func (t mapTable) get(id int32) (mergeEnt, bool) { e, ok := t[id]; return e, ok }
+
+func (t mapTable) put(id int32, e mergeEnt) { t[id] = e }
+
+func (t mapTable) undefined() (n int, first int32) {
+	for id, e := range t {
+		if e.definer == 0 {
+			if n == 0 || id < first {
+				first = id
+			}
+			n++
+		}
+	}
+	return n, first
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // FuzzRead reads arbitrary bytes as a script and, when they parse,
-// certifies a small program with them: neither may panic, and a pass must
+// partitions it and certifies a small program with it and its tasks: none
+// may panic, and a pass must
 // report the program's true figures. Seeds: real scripts of every kind
 // (and testdata/fuzz/FuzzRead).
 func FuzzRead(f *testing.F) {
@@ -38,6 +39,16 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("Read: error %v is not a discrepancy", err)
 			}
 			return
+		}
+		if !s.IsTask() && s.Complete() {
+			// The partitioner reads the script its own way (structure from
+			// the tags, tasks from sync points).
+			if part, err := scc.Split(s, 3); err == nil {
+				for _, task := range part.Tasks {
+					m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+					scc.Certify(m, task, scc.Options{Continue: true, MaxStates: 10000})
+				}
+			}
 		}
 		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
 		res, err := scc.Certify(m, s, scc.Options{Continue: true, MaxStates: 10000})

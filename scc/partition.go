@@ -2,7 +2,14 @@
 
 package scc
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"iter"
+	"math/bits"
+	"slices"
+	"sort"
+)
 
 // Partition describes how a script was split.
 type Partition struct {
@@ -25,6 +32,12 @@ type Partition struct {
 // Subgraphs list that is wrong makes Split fail or only makes the tasks'
 // sizes less even (Theorem 3.2.4): the regions are cut by the script's own
 // structure.
+//
+// Split makes one pass over the encoded script to find its structure; it
+// does not keep the decoded entries. A task is a list of ranges of the
+// whole script's entries, which its certifier decodes itself, starting
+// from a checkpoint of the decoder (so that the decoding, too, is done in
+// parallel when the tasks are).
 func Split(s *Script, k int) (*Partition, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("--tasks must be at least 1, got %d", k)
@@ -35,74 +48,29 @@ func Split(s *Script, k int) (*Partition, error) {
 	if !s.Complete() {
 		return nil, fmt.Errorf("the script stops at the verification's first error; only a complete script (verify --continue, or a program without errors) can be partitioned")
 	}
-	entries, err := DecodeEntries(s.Body, s.IDs, 0, s.Entries)
+	sc, err := scanScript(s)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(entries)) != s.Entries {
-		return nil, corrupt(-1, "the body has %d entries, the header says %d", len(entries), s.Entries)
-	}
 	trustful := s.Trustful()
-	// The structure: where each state is introduced and left, its parent.
-	newAt := []int{-1}
-	btAt := []int{-1}
-	parent := []int32{-1}
-	stack := []int32{0}
-	for i := range entries {
-		e := &entries[i]
-		switch e.Op {
-		case OpBacktrack:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a backtrack after the search left its start state")
-			}
-			btAt[stack[len(stack)-1]] = i
-			stack = stack[:len(stack)-1]
-		case OpNew:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
-			}
-			if int(e.ID) != len(newAt) {
-				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(newAt), e.ID)
-			}
-			newAt, btAt = append(newAt, i), append(btAt, -1)
-			parent = append(parent, stack[len(stack)-1])
-			stack = append(stack, e.ID)
-		case OpOld:
-			if trustful {
-				return nil, corrupt(int64(i), "a trustful script has no transitions to visited states")
-			}
-			fallthrough
-		default:
-			if len(stack) == 0 {
-				return nil, discrepancy(Extra, int64(i), "a transition after the search left its start state")
-			}
-		}
-	}
-	if len(stack) > 0 {
-		return nil, discrepancy(Truncated, int64(len(entries)), "the script ends with %d states on the stack", len(stack))
-	}
-	n := len(newAt)
+	n := len(sc.newAt)
 	if len(s.Subgraph) != n {
 		return nil, discrepancy(Subgraphs, -1, "the Subgraphs list has %d entries for %d states", len(s.Subgraph), n)
 	}
 	cur := append([]int64(nil), s.Subgraph...)
-	var remaining int64
-	for i := range entries {
-		if entries[i].Op != OpBacktrack {
-			remaining++
-		}
-	}
-	removedEntry := make([]bool, len(entries))
-	converted := make([]bool, len(entries))
+	remaining := sc.transitions(0, sc.n)
 	removedState := make([]bool, n)
 	drop := int64(0)
 	if trustful {
 		drop = 1
 	}
-	part := &Partition{}
+	// removed holds the entry ranges cut out so far that no later cut
+	// contains; conv the entries that become visited-state entries.
+	var removed []span
+	var conv []int
 	type region struct {
-		root    int32
-		entries []int32
+		root int32
+		segs []span
 	}
 	var regions []region
 	for i := 0; i < k-1; i++ {
@@ -124,75 +92,317 @@ func Split(s *Script, k int) (*Partition, error) {
 			break
 		}
 		r := best
-		idx := make([]int32, 0, btAt[r]-newAt[r])
+		// The region's entries: those after the one introducing r up to the
+		// backtrack from r, less the regions already cut out of it (its
+		// descendants' regions; no earlier region contains r).
+		whole := span{sc.newAt[r] + 1, sc.btAt[r] + 1}
+		var inner, outer []span
+		for _, x := range removed {
+			if x.lo >= whole.lo && x.hi <= whole.hi {
+				inner = append(inner, x)
+			} else {
+				outer = append(outer, x)
+			}
+		}
+		segs := subtract(whole, inner)
 		var count int64
-		for j := newAt[r] + 1; j <= btAt[r]; j++ {
-			if removedEntry[j] {
-				continue
-			}
-			idx = append(idx, int32(j))
-			removedEntry[j] = true
-			switch e := &entries[j]; e.Op {
-			case OpBacktrack:
-			case OpNew:
-				removedState[e.ID] = true
-				count++
-			default:
-				count++
-			}
+		for _, g := range segs {
+			count += sc.transitions(g.lo, g.hi)
 		}
 		if count != cur[r] {
 			return nil, discrepancy(Subgraphs, -1, "the region rooted at state %d has %d transitions, the Subgraphs list says %d", r, count, cur[r])
 		}
-		removedState[r] = true
-		if trustful {
-			removedEntry[newAt[r]] = true
-		} else {
-			converted[newAt[r]] = true
+		// The states of r's subtree have consecutive IDs from r on.
+		end := int(r) + 1 + sort.Search(n-int(r)-1, func(j int) bool { return sc.newAt[int(r)+1+j] > sc.btAt[r] })
+		for id := int(r); id < end; id++ {
+			removedState[id] = true
 		}
-		for a := parent[r]; a >= 0; a = parent[a] {
+		cut := whole
+		if trustful {
+			cut.lo-- // the transition into r goes too
+		} else {
+			conv = append(conv, sc.newAt[r])
+		}
+		removed = append(outer, cut)
+		for a := sc.parent[r]; a >= 0; a = sc.parent[a] {
 			cur[a] -= count + drop
 		}
 		remaining -= count + drop
-		regions = append(regions, region{root: r, entries: idx})
+		regions = append(regions, region{root: r, segs: segs})
 	}
-	rest := make([]int32, 0, len(entries))
-	for j := range entries {
-		if !removedEntry[j] {
-			rest = append(rest, int32(j))
-		}
-	}
-	regions = append(regions, region{root: 0, entries: rest})
+	sort.Slice(removed, func(i, j int) bool { return removed[i].lo < removed[j].lo })
+	regions = append(regions, region{root: 0, segs: subtract(span{0, sc.n}, removed)})
+	sort.Ints(conv)
 	kind := byte(KindTask)
 	if trustful {
 		kind = KindTrustfulTask
 	}
+	roots := make([]int32, len(regions))
+	for i, rg := range regions {
+		roots[i] = rg.root
+	}
+	newEntries, err := sc.chains(roots)
+	if err != nil {
+		return nil, err
+	}
+	part := &Partition{}
 	for ti, rg := range regions {
 		t := &Script{}
 		t.Header = s.Header
 		t.Kind, t.Task, t.Tasks, t.Root = kind, ti+1, len(regions), rg.root
 		var chain []Entry
-		for a := rg.root; a > 0; a = parent[a] {
-			e := entries[newAt[a]]
-			e.Last = false
-			chain = append(chain, e)
+		for a := rg.root; a > 0; a = sc.parent[a] {
+			chain = append(chain, newEntries[a])
 		}
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
 		}
 		t.InitEntries = int64(len(chain))
+		v := &taskView{sc: sc, segs: rg.segs, init: chain}
+		t.Entries = 0
 		var size int64
-		for _, j := range rg.entries {
-			if entries[j].Op != OpBacktrack {
-				size++
+		for _, g := range rg.segs {
+			t.Entries += int64(g.hi - g.lo)
+			size += sc.transitions(g.lo, g.hi)
+			for _, j := range conv {
+				if j >= g.lo && j < g.hi {
+					v.conv = append(v.conv, j)
+				}
 			}
 		}
-		t.view = &taskView{all: entries, converted: converted, idx: rg.entries, init: chain}
-		t.Entries = int64(len(rg.entries))
+		t.view = v
 		t.Subgraphs = 0
 		part.Tasks = append(part.Tasks, t)
 		part.Sizes = append(part.Sizes, size)
 		part.Init = append(part.Init, len(chain))
 	}
 	return part, nil
+}
+
+// span is a range [lo, hi) of a script's entries.
+type span struct{ lo, hi int }
+
+// subtract returns w less the disjoint spans holes (sorted by lo or not),
+// which lie inside it.
+func subtract(w span, holes []span) []span {
+	hs := append([]span(nil), holes...)
+	sort.Slice(hs, func(i, j int) bool { return hs[i].lo < hs[j].lo })
+	var out []span
+	at := w.lo
+	for _, h := range hs {
+		if h.lo > at {
+			out = append(out, span{at, h.lo})
+		}
+		at = h.hi
+	}
+	if at < w.hi {
+		out = append(out, span{at, w.hi})
+	}
+	return out
+}
+
+// scan is the structure of a whole script, found from its tag and
+// new-state columns, with checkpoints of the decoder (the start and each
+// sync point) from which any entry can be decoded again.
+type scan struct {
+	s      *Script
+	n      int      // entries
+	bt     []uint64 // bitset: which entries are backtracks
+	newAt  []int    // per state: the entry that introduces it (-1 for state 0)
+	btAt   []int    // per state: the backtrack from it
+	parent []int32  // per state: the state it was reached from (-1 for state 0)
+	cps    []checkpoint
+}
+
+// checkpoint is the decoder's context before an entry (a sync point's).
+type checkpoint struct {
+	entry int
+	c     coder
+}
+
+// scanScript finds a whole script's structure from its tag and new-state
+// columns alone, and its checkpoints from the sync column; the other
+// columns are decoded (and checked) by the tasks, each its own ranges.
+func scanScript(s *Script) (*scan, error) {
+	tags := s.Body[colTag]
+	if int64(len(tags)) != s.Entries {
+		return nil, corrupt(-1, "the body has %d entries, the header says %d", len(tags), s.Entries)
+	}
+	// The Subgraphs list has an entry per state (Split checks it), and
+	// the header's counts are bounded by the payload (Read checks it).
+	ns := len(s.Subgraph) + 1
+	sc := &scan{s: s, n: len(tags), newAt: make([]int, 1, ns), btAt: make([]int, 1, ns), parent: make([]int32, 1, ns),
+		bt: make([]uint64, len(tags)/64+1)}
+	sc.newAt[0], sc.btAt[0], sc.parent[0] = -1, -1, -1
+	// Checkpoints: the start and each sync point.
+	c := newCoder(0)
+	c.in = s.Body
+	sc.cps = append(sc.cps, checkpoint{0, c.clone()})
+	for at := syncEvery; at < len(tags); at += syncEvery {
+		c.n, c.nextSync = at, at
+		if err := c.readSync(); err != nil {
+			return nil, corrupt(int64(at), "bad sync point before entry %d", at)
+		}
+		cp := coder{prevThread: -1, lastNew: c.syncNew, in: s.Body, n: at, nextSync: at + syncEvery, syncAt: c.syncAt, syncNew: c.syncNew}
+		cp.off = c.syncAt
+		cp.off[colTag], cp.off[colSync] = at, c.off[colSync]
+		sc.cps = append(sc.cps, checkpoint{at, cp})
+	}
+	if c.off[colSync] != len(s.Body[colSync]) {
+		return nil, corrupt(-1, "%d bytes left over in the sync column", len(s.Body[colSync])-c.off[colSync])
+	}
+	stack := []int32{0}
+	news := s.Body[colNew]
+	for i, tag := range tags {
+		op := Op(tag & 3)
+		if (op == OpBacktrack && tag != 0) || tag&tagUnused != 0 {
+			return nil, corrupt(int64(i), "bad bytes in entry %d", i)
+		}
+		if len(stack) == 0 {
+			return nil, discrepancy(Extra, int64(i), "a %s entry after the search left its start state", op)
+		}
+		switch op {
+		case OpBacktrack:
+			sc.bt[i>>6] |= 1 << (i & 63)
+			sc.btAt[stack[len(stack)-1]] = i
+			stack = stack[:len(stack)-1]
+		case OpNew:
+			// In a whole script every new state's ID is the next.
+			x, n := binary.Uvarint(news)
+			if n <= 0 {
+				return nil, corrupt(int64(i), "bad bytes in entry %d", i)
+			}
+			news = news[n:]
+			if x != 0 {
+				return nil, discrepancy(BadID, int64(i), "a new state must have ID %d, the script gives %d", len(sc.newAt), uint64(len(sc.newAt))+x)
+			}
+			id := int32(len(sc.newAt))
+			sc.newAt, sc.btAt = append(sc.newAt, i), append(sc.btAt, -1)
+			sc.parent = append(sc.parent, stack[len(stack)-1])
+			stack = append(stack, id)
+		case OpOld:
+			if s.Trustful() {
+				return nil, corrupt(int64(i), "a trustful script has no transitions to visited states")
+			}
+		}
+	}
+	if len(news) != 0 {
+		return nil, corrupt(-1, "%d bytes left over in the new-state column", len(news))
+	}
+	if len(stack) > 0 {
+		return nil, discrepancy(Truncated, int64(len(tags)), "the script ends with %d states on the stack", len(stack))
+	}
+	return sc, nil
+}
+
+// transitions counts the transition entries (all but backtracks) in [lo, hi).
+func (sc *scan) transitions(lo, hi int) int64 {
+	bts := 0
+	for i := lo; i < hi; {
+		w := sc.bt[i>>6] >> (i & 63)
+		if k := 64 - i&63; hi-i < k {
+			w &= 1<<(hi-i) - 1
+			i = hi
+		} else {
+			i += k
+		}
+		bts += bits.OnesCount64(w)
+	}
+	return int64(hi-lo) - int64(bts)
+}
+
+// decode decodes the entries in spans (ascending, disjoint) in one pass,
+// resuming from the last checkpoint before a span where that skips
+// entries; f sees each with its index.
+func (sc *scan) decode(spans []span, f func(i int, e *Entry) bool) error {
+	var c coder
+	var e Entry
+	at := -1 // the entry c decodes next
+	for _, g := range spans {
+		k := sort.Search(len(sc.cps), func(j int) bool { return sc.cps[j].entry > g.lo }) - 1
+		if cp := &sc.cps[k]; at < 0 || at > g.lo || cp.entry > at {
+			c, at = cp.c.clone(), cp.entry
+		}
+		for ; at < g.hi; at++ {
+			if err := c.decodeEntry(&e); err != nil {
+				return corrupt(int64(at), "bad bytes in entry %d", at)
+			}
+			if at >= g.lo && !f(at, &e) {
+				return nil
+			}
+		}
+		if at == sc.n {
+			// The task that decodes the last entry checks that the columns
+			// end there.
+			if err := c.leftover(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// chains decodes the entries that introduce the states of the init paths
+// to roots, in one pass over the script.
+func (sc *scan) chains(roots []int32) (map[int32]Entry, error) {
+	need := map[int32]bool{}
+	for _, r := range roots {
+		for a := r; a > 0 && !need[a]; a = sc.parent[a] {
+			need[a] = true
+		}
+	}
+	ids := make([]int32, 0, len(need))
+	for id := range need {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	spans := make([]span, len(ids))
+	for i, id := range ids {
+		spans[i] = span{sc.newAt[id], sc.newAt[id] + 1}
+	}
+	out := make(map[int32]Entry, len(ids))
+	err := sc.decode(spans, func(i int, e *Entry) bool {
+		if e.Op == OpNew {
+			x := *e
+			x.Last = false
+			out[x.ID] = x
+		}
+		return true
+	})
+	for _, id := range ids {
+		if e, ok := out[id]; err == nil && (!ok || e.ID != id) {
+			err = corrupt(int64(sc.newAt[id]), "the entry introducing state %d does not decode again", id)
+		}
+	}
+	return out, err
+}
+
+// taskView is a task's entries: ranges of the whole script's, of which
+// those in conv become visited-state entries.
+type taskView struct {
+	sc   *scan
+	segs []span
+	conv []int // sorted
+	init []Entry
+}
+
+// entries decodes the task's body entries in order; the error, if any, is
+// the last value yielded.
+func (v *taskView) entries() iter.Seq2[*Entry, error] {
+	return func(yield func(*Entry, error) bool) {
+		ci := 0
+		stopped := false
+		err := v.sc.decode(v.segs, func(i int, e *Entry) bool {
+			e.Last = false
+			if ci < len(v.conv) && v.conv[ci] == i {
+				e.Op = OpOld
+				ci++
+			}
+			stopped = !yield(e, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
 }

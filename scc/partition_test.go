@@ -155,3 +155,46 @@ func TestSplit_covers(t *testing.T) {
 		}
 	}
 }
+
+// TestSplit_viewMatchesFile certifies each task twice, as Split made it
+// (entries decoded from ranges of the whole script, starting at its sync
+// points) and as written to a file and read back: the FP maps must be
+// identical. The script has about 128,000 entries, so seven sync points.
+func TestSplit_viewMatchesFile(t *testing.T) {
+	p := assemble(t, filepath.Join(modelsDir, "philo_ok.mcasm"), map[string]int64{"N": 6})
+	g := vm.GranTransition
+	for _, trustful := range []bool{false, true} {
+		_, data := verify(t, p, g, true, trustful)
+		s, err := scc.Read(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 2, 7, 50} {
+			part, err := scc.Split(s, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, task := range part.Tasks {
+				name := fmt.Sprintf("trustful=%v/k=%d/task=%d", trustful, k, i+1)
+				view, err := scc.Certify(machine(t, p, g), task, scc.Options{})
+				if err != nil {
+					t.Fatalf("%s: view: %v", name, err)
+				}
+				ts, err := scc.Read(scc.Encode(task))
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				file, err := scc.Certify(machine(t, p, g), ts, scc.Options{})
+				if err != nil {
+					t.Fatalf("%s: file: %v", name, err)
+				}
+				if a, b := scc.EncodeFPMap(view.FP), scc.EncodeFPMap(file.FP); string(a) != string(b) {
+					t.Errorf("%s: FP map of the task as split (%d bytes, %d IDs) differs from the one of the task as written (%d bytes, %d IDs)", name, len(a), len(view.FP.IDs), len(b), len(file.FP.IDs))
+				}
+				if view.Entries != file.Entries || view.Stats.Transitions != file.Stats.Transitions {
+					t.Errorf("%s: entries %d, transitions %d as split; %d, %d as written", name, view.Entries, view.Stats.Transitions, file.Entries, file.Stats.Transitions)
+				}
+			}
+		}
+	}
+}

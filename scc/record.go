@@ -20,13 +20,12 @@ type Recorder struct {
 	prog     *bytecode.Program
 	trustful bool
 	c        coder
-	body     []byte
 	entries  int64
 	trans    int64   // transition entries written
 	stack    []int32 // state IDs on the search path
 	pushAt   []int64 // per level: trans when the state was introduced
 	sub      []int64 // per state ID: Subgraphs
-	lastOff  []int64 // per state ID: offset of the tag of its last occurrence, or -1
+	lastOff  []int64 // per state ID: the entry (its tag's offset) of its last occurrence, or -1
 	err      bool    // the callbacks did not describe a depth-first search
 }
 
@@ -57,7 +56,7 @@ func (r *Recorder) pop() {
 	n := len(r.stack) - 1
 	r.sub[r.stack[n]] = r.trans - r.pushAt[n]
 	r.stack, r.pushAt = r.stack[:n], r.pushAt[:n]
-	r.body = append(r.body, 0)
+	r.c.appendEntry(&Entry{})
 	r.entries++
 }
 
@@ -86,8 +85,8 @@ func (r *Recorder) Transition(from int32, tr vm.Trans, method, pc int32, to int3
 		}
 		e.Op, e.ID = OpOld, to
 	}
-	off := int64(len(r.body))
-	r.body = r.c.appendEntry(r.body, &e)
+	off := int64(len(r.c.out[colTag]))
+	r.c.appendEntry(&e)
 	r.entries++
 	r.trans++
 	switch e.Op {
@@ -129,11 +128,11 @@ func (r *Recorder) Script(digest uint64, gran vm.Granularity, complete, cont boo
 	if !r.trustful {
 		for _, off := range r.lastOff {
 			if off >= 0 {
-				r.body[off] |= tagLast
+				r.c.out[colTag][off] |= tagLast
 			}
 		}
 	}
-	s := &Script{Body: r.body, IDs: r.c.ids, Subgraph: r.sub}
+	s := &Script{Body: r.c.out, Subgraph: r.sub}
 	s.Kind = KindFull
 	if r.trustful {
 		s.Kind = KindTrustful

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mcvm/asm"
@@ -138,5 +139,25 @@ func TestRoundTrip_models(t *testing.T) {
 				t.Errorf("%s: two verifications wrote different scripts", name)
 			}
 		}
+	}
+}
+
+// TestRead_oldVersion: a script of format version 1 (before the entries'
+// fields went to columns of their own) is refused with a message that
+// says what to do.
+func TestRead_oldVersion(t *testing.T) {
+	p := assemble(t, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
+	_, data := verify(t, p, vm.GranTransition, true, false)
+	if data[8] != scc.FormatVersion {
+		t.Fatalf("version byte %d, want %d", data[8], scc.FormatVersion)
+	}
+	old := append([]byte(nil), data...)
+	old[8] = 1
+	_, err := scc.Read(old)
+	if err == nil || !strings.Contains(err.Error(), "format version 1") || !strings.Contains(err.Error(), "write it again with mcvm verify --script") {
+		t.Errorf("Read(version 1 script) = %v, want a refusal naming the version and what to do", err)
+	}
+	if _, err := scc.Read(data); err != nil {
+		t.Errorf("Read(version %d script) = %v", scc.FormatVersion, err)
 	}
 }

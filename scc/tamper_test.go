@@ -152,7 +152,7 @@ func TestTamper_mutations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := scc.DecodeEntries(orig.Body, orig.IDs, 0, orig.Entries)
+		entries, err := scc.DecodeEntries(orig.Body, 0, orig.Entries)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestTamper_mutations(t *testing.T) {
 				if !ok {
 					continue
 				}
-				s.Body, s.IDs = scc.EncodeEntries(es, 0)
+				s.Body = scc.EncodeEntries(es, 0)
 				s.Entries = int64(len(es))
 				name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", filepath.Base(mod.path), mu.name, i)
 				rejected := tc.check(t, name, scc.Encode(&s), mu.allow)

@@ -21,14 +21,12 @@ func WriteText(w io.Writer, s *Script, p *bytecode.Program) error {
 		lastNew = s.Root
 	}
 	c := newCoder(lastNew)
-	c.idr = s.IDs
+	c.in = s.Body
 	var e Entry
-	for off, i := 0, int64(0); off < len(s.Body); i++ {
-		n, err := c.decodeEntry(s.Body, off, &e)
-		if err != nil {
-			return corrupt(i, "bad bytes at payload offset %d", off)
+	for i := int64(0); c.more(); i++ {
+		if err := c.decodeEntry(&e); err != nil {
+			return corrupt(i, "bad bytes in entry %d", i)
 		}
-		off = n
 		if e.Op == OpBacktrack {
 			bw.WriteString("B\n")
 			continue

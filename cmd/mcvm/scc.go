@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -488,7 +489,14 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 			}
 		}()
 	}
-	for i := range part.Tasks {
+	// Largest task first (by transitions), so that the last to finish are
+	// small ones and the jobs end together.
+	order := make([]int, len(part.Tasks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(part.Sizes[b], part.Sizes[a]) })
+	for _, i := range order {
 		next <- i
 	}
 	close(next)
