@@ -188,6 +188,17 @@ type Options struct {
 	// Dynamic, if set (depth-first search only), applies dynamic
 	// partial-order reduction on top of Reducer.
 	Dynamic Dynamic
+	// Chain, with Reducer, depth-first search and the stack proviso (and
+	// no Dynamic), does not store a state whose search would explore a
+	// single transition (the only one enabled, or a singleton persistent
+	// set): that transition runs at once, as part of the one that reached
+	// the state. Properties are still checked in every such state. A chain
+	// stops after a backward jump (every cycle of the state graph has one,
+	// so every cycle keeps a stored state for the proviso) and after
+	// MaxChain steps. A chained transition that faults in a reduced state
+	// stores that state and explores it fully, as a stored one would be.
+	// Counterexamples list every chained transition.
+	Chain bool
 	// OnTransition, if set, is called after every transition executed, with
 	// the state it left, the transition, the method and pc of the
 	// instruction that began it, and the state it reached (-1 when the
@@ -226,6 +237,9 @@ type Stats struct {
 	// With dynamic partial-order reduction: levels given more transitions
 	// to explore because of a race (or a cycle).
 	Backtracks int64
+	// With Options.Chain: transitions run from states that were not
+	// stored (each also counts in Transitions).
+	Chained int64
 	// Store is the visited set's memory account and, for the lossy
 	// stores, the estimated probability of a missed state. PeakMemory is
 	// the most memory the Go runtime had mapped when sampled (about every
@@ -282,6 +296,7 @@ func Search(m *vm.Machine, opts Options) *Result {
 	if s.proviso == ProvisoStack && opts.Order != DFS {
 		s.proviso = ProvisoDuplicate
 	}
+	s.chaining = opts.Chain && opts.Reducer != nil && opts.Dynamic == nil && opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
 	if s.opts.ProgressEvery <= 0 {
 		s.opts.ProgressEvery = 5 * time.Second
 	}
@@ -355,9 +370,13 @@ type search struct {
 	stepMethod, stepPC int32 // where the last transition began (for OnTransition)
 
 	proviso Proviso
-	onStack []uint64 // DFS with ProvisoStack: states on the stack
-	sticky  bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
-	faulted bool     // BFS: a transition of the reduced set faulted
+	// chaining: Options.Chain applies; chain: the chained transitions of
+	// the DFS stack's current transitions (see frame.cs).
+	chaining bool
+	chain    []vm.Trans
+	onStack  []uint64 // DFS with ProvisoStack: states on the stack
+	sticky   bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
+	faulted  bool     // BFS: a transition of the reduced set faulted
 }
 
 // reduce applies the reducer to the transitions of the state just checked,
@@ -439,6 +458,11 @@ func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
 	if s.opts.Order == DFS {
 		for i := range s.stack {
 			p = append(p, s.trans[s.stack[i].next-1])
+			end := int32(len(s.chain))
+			if i+1 < len(s.stack) {
+				end = s.stack[i+1].cs
+			}
+			p = append(p, s.chain[s.stack[i].cs:end]...)
 		}
 		return p
 	}
@@ -563,6 +587,116 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	return f
 }
 
+// load makes f's state the machine's, unless it is loaded already.
+func (s *search) load(f *frame) {
+	if s.loaded == f.id {
+		return
+	}
+	switch {
+	case f.snap:
+		s.m.Restore(s.snaps[len(s.stack)-1])
+	case f.deep >= 0:
+		s.m.Decode(s.deep[f.deep:])
+	default:
+		s.m.Decode(s.exact.Get(f.id))
+	}
+	s.loaded = f.id
+}
+
+// MaxChain bounds the transitions of one chain (Options.Chain).
+const MaxChain = 1 << 16
+
+// errChainInvariant stands for an invariant violation found (and
+// recorded) in a state of a chain.
+var errChainInvariant = &vm.Fault{}
+
+// runChain runs, from the state a transition just reached, the single
+// transition each state's search would explore, appending them to s.chain,
+// until a state branches (or has no transition, or a backward jump or
+// MaxChain steps end the chain). It checks the invariants in every state
+// it does not store. It returns the fault of a chained transition, if one
+// faulted, and whether the state it left was reduced (a singleton
+// persistent set out of more enabled transitions); an invariant violation
+// is returned as errChainInvariant, already recorded.
+func (s *search) runChain() (*vm.Fault, bool) {
+	for k := 0; k < MaxChain; k++ {
+		if s.m.BackJump() {
+			return nil, false
+		}
+		n0 := len(s.trans)
+		s.trans = s.m.Enabled(s.trans)
+		cnt := len(s.trans) - n0
+		n := cnt
+		if cnt > 1 {
+			n = s.opts.Reducer.Ample(s.m, s.trans[n0:])
+		}
+		if n != 1 {
+			s.trans = s.trans[:n0]
+			return nil, false
+		}
+		c := s.trans[n0]
+		s.trans = s.trans[:n0]
+		if f := s.m.CheckInvariants(); f != nil {
+			s.record(f, -1, nil)
+			return errChainInvariant, false
+		}
+		s.chain = append(s.chain, c)
+		s.stats.Chained++
+		f := s.m.Step(c)
+		s.stats.Transitions++
+		s.stats.Instructions += int64(s.m.Executed())
+		if f != nil {
+			return f, cnt > 1
+		}
+	}
+	return nil, false
+}
+
+// materialise handles a chained transition that faulted in a reduced
+// state: the other threads' transitions there must not be lost (see the
+// fault case of dfs), so the state is stored and explored fully, with the
+// faulting transition marked as explored. tr is the top frame's
+// transition that began the chain; s.chain ends with the faulting one.
+func (s *search) materialise(tr vm.Trans) {
+	top := &s.stack[len(s.stack)-1]
+	bad := s.chain[len(s.chain)-1]
+	s.chain = s.chain[:len(s.chain)-1]
+	s.load(top)
+	s.loaded = -1
+	f := s.m.Step(tr)
+	for i := top.cs; f == nil && int(i) < len(s.chain); i++ {
+		f = s.m.Step(s.chain[i])
+	}
+	if f != nil {
+		panic("explorer: a chain did not replay")
+	}
+	nid, isNew := s.visit()
+	if !isNew {
+		// Stored already: explored (or being explored) as a stored state,
+		// whose faulting transition expands it fully.
+		return
+	}
+	depth := len(s.stack)
+	if depth > s.stats.MaxDepth {
+		s.stats.MaxDepth = depth
+	}
+	start := int32(len(s.trans))
+	if !s.check(nid) {
+		s.trans = s.trans[:start]
+		return
+	}
+	s.push(nid, int(start))
+	nt := &s.stack[len(s.stack)-1]
+	s.expandFully(nt)
+	for i := nt.start; i < nt.full; i++ {
+		if s.trans[i] == bad {
+			s.trans[i], s.trans[nt.next] = s.trans[nt.next], s.trans[i]
+			nt.next++
+			break
+		}
+	}
+}
+
 // collapseDelta turns delta collapse on for the collapse store (a
 // variable for differential tests and measurements).
 var collapseDelta = true
@@ -580,7 +714,8 @@ type frame struct {
 	start, end int32 // the transitions to explore: s.trans[start:end]
 	full       int32 // all its enabled transitions: s.trans[start:full]
 	next       int32
-	anyNew     bool // some transition explored so far reached a new state
+	anyNew     bool  // some transition explored so far reached a new state
+	cs         int32 // with Options.Chain: its current transition's chained ones are s.chain[cs:] (up to the next frame's cs)
 }
 
 // expandFully makes a reduced DFS level explore all its transitions, as
@@ -615,7 +750,7 @@ func (s *search) push(id int32, start int) {
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain))})
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
 }
@@ -654,17 +789,8 @@ func (s *search) dfs() {
 		}
 		tr := s.trans[top.next]
 		top.next++
-		if s.loaded != top.id {
-			switch {
-			case top.snap:
-				s.m.Restore(s.snaps[len(s.stack)-1])
-			case top.deep >= 0:
-				s.m.Decode(s.deep[top.deep:])
-			default:
-				s.m.Decode(s.exact.Get(top.id))
-			}
-			s.loaded = top.id
-		}
+		s.load(top)
+		s.chain = s.chain[:top.cs]
 		if s.opts.Dynamic != nil {
 			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
 		}
@@ -681,6 +807,19 @@ func (s *search) dfs() {
 				s.expandFully(top)
 			}
 			continue
+		}
+		if s.chaining {
+			if f, reduced := s.runChain(); f != nil {
+				if f == errChainInvariant {
+					continue
+				}
+				s.transition(top.id, tr, -1, false)
+				s.record(f, -1, nil)
+				if reduced {
+					s.materialise(tr)
+				}
+				continue
+			}
 		}
 		nid, isNew := s.visit()
 		s.transition(top.id, tr, nid, isNew)

@@ -34,23 +34,26 @@ type config struct {
 	order   explorer.Order
 	proviso explorer.Proviso
 	storage explorer.Storage
+	chain   bool
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s", c.mode, c.order, c.proviso.Resolve(c.order), c.storage)
+	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain)
 }
 
 // configs are the reduced searches compared with the unreduced one.
 var configs = []config{
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
-	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact},
-	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact},
-	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact},
-	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact},
-	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
+	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
+	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false},
+	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false},
+	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false},
+	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true},
 }
 
 func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome {
@@ -60,7 +63,7 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 		t.Fatal(err)
 	}
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
-	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso,
+	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso, Chain: c.chain,
 		Storage: c.storage, BitstateBits: 26,
 		OnError: func(f *vm.Fault, fp uint64) {
 			if f.Kind == vm.FaultDeadlock {
@@ -120,7 +123,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d does not assemble: %v\n%s", g.name, seed, err, src)
 			}
-			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact}, 200000)
+			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false}, 200000)
 			if full.limit {
 				continue
 			}
@@ -130,7 +133,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			}
 			for _, c := range configs {
 				red := explore(t, p, c, 0)
-				if c.mode == por.All && c.order == explorer.DFS && c.proviso == explorer.ProvisoAuto {
+				if c.mode == por.All && c.order == explorer.DFS && c.proviso == explorer.ProvisoAuto && !c.chain {
 					statesNone += full.stats.States
 					statesAll += red.stats.States
 					if red.stats.States < full.stats.States {
@@ -199,7 +202,7 @@ func TestModels_sameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact}, 600000)
+		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false}, 600000)
 		if full.limit {
 			t.Errorf("%s: too large to compare", path)
 			continue
@@ -258,4 +261,40 @@ func smallDefines(t *testing.T, src string) map[string]int64 {
 		return defs
 	}
 	return nil
+}
+
+// TestChain_counterexamplesReplay checks that a counterexample found with
+// chaining (Options.Chain: states with a single transition to explore are
+// not stored) lists every transition, chained ones included: it replays to
+// the same kind of violation, on generated programs of the three
+// generators.
+func TestChain_counterexamplesReplay(t *testing.T) {
+	n := genCount(t, 60)
+	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
+	replayed := 0
+	for _, g := range []func(uint64) string{progen.GeneratePOR, progen.Generate, handlers} {
+		for seed := uint64(1); seed <= uint64(n); seed++ {
+			p, err := asm.Assemble("gen.mcasm", []byte(g(seed)), asm.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := vm.New(p, por.All.VMOptions(vm.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := explorer.Search(m, explorer.Options{Reducer: por.New(p, por.All), Chain: true, MaxStates: 200000})
+			if res.Fault == nil {
+				continue
+			}
+			_, f, err := explorer.Replay(m, res.Path)
+			if err != nil || f == nil || f.Kind != res.Fault.Kind {
+				t.Errorf("seed %d: the counterexample (%d transitions) of a %s does not replay: %v %v", seed, len(res.Path), res.Fault.Kind, f, err)
+			}
+			replayed++
+		}
+	}
+	if replayed < n {
+		t.Errorf("only %d counterexamples replayed", replayed)
+	}
+	t.Logf("%d counterexamples replayed", replayed)
 }

@@ -288,6 +288,7 @@ type report struct {
 	POR           string      `json:"por"`
 	Proviso       string      `json:"proviso,omitempty"`
 	Reduced       int64       `json:"reduced_states,omitempty"`
+	Chained       int64       `json:"chained_transitions,omitempty"` // --chain: transitions run from states not stored
 	States        int64       `json:"states"`
 	Transitions   int64       `json:"transitions"`
 	Revisits      int64       `json:"revisits"`
@@ -324,7 +325,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
 		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
-		Reduced: st.Reduced,
+		Reduced: st.Reduced, Chained: st.Chained,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
@@ -427,6 +428,9 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
+		if r.Chained > 0 {
+			fmt.Fprintf(w, "chain:       %d transitions run from states with a single transition to explore, not stored (--chain)\n", r.Chained)
+		}
 	}
 	if r.Script != nil {
 		r.Script.print(w)

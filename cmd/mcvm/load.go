@@ -51,11 +51,13 @@ func (f *modelFlags) ignoreUncaught() (bool, error) {
 // reductionFlags select partial-order reduction and its cycle proviso.
 type reductionFlags struct {
 	por, proviso string
+	chain        bool
 }
 
 func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); dpor (stateful dynamic POR, depth-first only; also ample+dpor, escape+dpor, escape+ample+dpor, where escape chooses persistent sets but does not merge accesses); all (escape and ample: the strongest sound combination measured)")
 	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
+	fs.BoolVar(&f.chain, "chain", false, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; chains stop at backward jumps. Fewer states stored, the same errors and end states; needs depth-first search, the stack proviso, a reduction without dpor and no --max-depth. Counterexamples list every transition")
 }
 
 // apply sets up the reduction for program p: the vm options it needs and
@@ -79,6 +81,17 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		mode &^= por.DPOR // breadth-first: escape and ample sets only
 	}
 	eo.Proviso = pv
+	if f.chain {
+		switch {
+		case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
+			return vo, 0, fmt.Errorf("--chain needs depth-first search with the stack proviso")
+		case mode&por.DPOR != 0:
+			return vo, 0, fmt.Errorf("--chain does not combine with dpor")
+		case eo.MaxDepth > 0:
+			return vo, 0, fmt.Errorf("--chain does not combine with --max-depth")
+		}
+		eo.Chain = true
+	}
 	if r := por.New(p, mode); r != nil {
 		if r.Reduces() {
 			eo.Reducer = r
@@ -86,6 +99,9 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		if mode&por.DPOR != 0 {
 			eo.Dynamic = por.NewDynamic(r)
 		}
+	}
+	if eo.Chain && eo.Reducer == nil {
+		return vo, 0, fmt.Errorf("--chain needs a reduction (--por other than none)")
 	}
 	return mode.VMOptions(vo), mode, nil
 }
