@@ -603,6 +603,21 @@ func (s *search) load(f *frame) {
 	s.loaded = f.id
 }
 
+// checkNew counts the depth of new state nid, reached from the top of the
+// DFS stack, and checks it (see check); it returns where its transitions
+// start in s.trans and whether to explore them (if not, they are dropped).
+func (s *search) checkNew(nid int32) (int32, bool) {
+	if depth := len(s.stack); depth > s.stats.MaxDepth {
+		s.stats.MaxDepth = depth
+	}
+	start := int32(len(s.trans))
+	if !s.check(nid) {
+		s.trans = s.trans[:start]
+		return start, false
+	}
+	return start, true
+}
+
 // MaxChain bounds the transitions of one chain (Options.Chain).
 const MaxChain = 1 << 16
 
@@ -676,13 +691,8 @@ func (s *search) materialise(tr vm.Trans) {
 		// whose faulting transition expands it fully.
 		return
 	}
-	depth := len(s.stack)
-	if depth > s.stats.MaxDepth {
-		s.stats.MaxDepth = depth
-	}
-	start := int32(len(s.trans))
-	if !s.check(nid) {
-		s.trans = s.trans[:start]
+	start, ok := s.checkNew(nid)
+	if !ok {
 		return
 	}
 	s.push(nid, int(start))
@@ -845,16 +855,11 @@ func (s *search) dfs() {
 			s.stats.Revisits++
 			continue
 		}
-		depth := len(s.stack)
-		if depth > s.stats.MaxDepth {
-			s.stats.MaxDepth = depth
-		}
-		start := int32(len(s.trans))
-		if !s.check(nid) {
-			s.trans = s.trans[:start]
+		start, ok := s.checkNew(nid)
+		if !ok {
 			continue
 		}
-		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
+		if depth := len(s.stack); s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
 			if len(s.trans) > int(start) {
 				s.limit = "depth"
 			}
