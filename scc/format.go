@@ -478,18 +478,15 @@ func (c *coder) u(col int) (uint64, error) {
 	return x, nil
 }
 
-// s reads a varint from column col.
+// s reads a varint (a zig-zag uvarint, as binary.Varint reads it) from
+// column col, with u's errors.
 func (c *coder) s(col int) (int64, error) {
-	b := c.in[col][c.off[col]:]
-	x, n := binary.Varint(b)
-	if n <= 0 {
-		if n == 0 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		return 0, errEntry
+	ux, err := c.u(col)
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	c.off[col] += n
-	return x, nil
+	return x, err
 }
 
 // byte1 reads a byte from column col.
