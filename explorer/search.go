@@ -581,6 +581,11 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	if s.opts.OnTransition != nil {
 		s.stepMethod, s.stepPC = s.m.Where(tr.Thread)
 	}
+	return s.run(tr)
+}
+
+// run executes tr and counts it.
+func (s *search) run(tr vm.Trans) *vm.Fault {
 	f := s.m.Step(tr)
 	s.stats.Transitions++
 	s.stats.Instructions += int64(s.m.Executed())
@@ -657,10 +662,7 @@ func (s *search) runChain() (*vm.Fault, bool) {
 		}
 		s.chain = append(s.chain, c)
 		s.stats.Chained++
-		f := s.m.Step(c)
-		s.stats.Transitions++
-		s.stats.Instructions += int64(s.m.Executed())
-		if f != nil {
+		if f := s.run(c); f != nil {
 			return f, cnt > 1
 		}
 	}
