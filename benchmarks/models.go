@@ -23,8 +23,8 @@ import (
 //	                                   the suite's configuration for the results table: the
 //	                                   defaults (no -D) when they check completely within 10
 //	                                   minutes on 2 cores with the default reduction (--por
-//	                                   all), else the largest probed that does; its figures are
-//	                                   those of that complete (--continue) reduced check
+//	                                   all, with chains), else the largest probed that does; its
+//	                                   figures are those of that complete (--continue) reduced check
 //	.const NAME VALUE                  the constants and their defaults
 type Model struct {
 	Name   string // the file name without .mcasm

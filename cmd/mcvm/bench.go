@@ -55,14 +55,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	hashCompact := fs.Bool("hash-compact", false, "per model run: store fingerprints only (as for check)")
 	bitstate := fs.Int("bitstate", 0, "per model run: bitstate hashing in 2^`BITS` bits (as for check; 0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, "per model run: the exact store with collapse compression (as for check)")
-	chain := fs.Bool("chain", false, "per model run: do not store states with a single transition to explore (as for check --chain)")
+	chain := fs.Bool("chain", true, "per model run: do not store states with a single transition to explore, where the mode allows (as for check; --chain=false stores them)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
 	}
 	var storeArgs []string
-	if *chain {
-		storeArgs = append(storeArgs, "--chain")
+	if !*chain {
+		storeArgs = append(storeArgs, "--chain=false")
 	}
 	if *hashCompact {
 		storeArgs = append(storeArgs, "--hash-compact")

@@ -159,6 +159,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	if sf.porMode != por.None {
 		rep.Proviso = sf.proviso.Resolve(opts.Order).String()
 	}
+	rep.Chain = opts.Chain
 	if *sf.jsonOut {
 		writeJSON(stdout, rep)
 	} else {
@@ -288,7 +289,8 @@ type report struct {
 	POR           string      `json:"por"`
 	Proviso       string      `json:"proviso,omitempty"`
 	Reduced       int64       `json:"reduced_states,omitempty"`
-	Chained       int64       `json:"chained_transitions,omitempty"` // --chain: transitions run from states not stored
+	Chain         bool        `json:"chain"`                         // chains were used (--chain, the default where it applies)
+	Chained       int64       `json:"chained_transitions,omitempty"` // transitions run from states not stored
 	States        int64       `json:"states"`
 	Transitions   int64       `json:"transitions"`
 	Revisits      int64       `json:"revisits"`
@@ -428,7 +430,7 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
-		if r.Chained > 0 {
+		if r.Chain {
 			fmt.Fprintf(w, "chain:       %d transitions run from states with a single transition to explore, not stored (--chain)\n", r.Chained)
 		}
 	}

@@ -52,12 +52,14 @@ func (f *modelFlags) ignoreUncaught() (bool, error) {
 type reductionFlags struct {
 	por, proviso string
 	chain        bool
+	fs           *pflag.FlagSet // to tell an explicit --chain from the default
 }
 
 func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); dpor (stateful dynamic POR, depth-first only; also ample+dpor, escape+dpor, escape+ample+dpor, where escape chooses persistent sets but does not merge accesses); all (escape and ample: the strongest sound combination measured)")
 	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
-	fs.BoolVar(&f.chain, "chain", false, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; chains stop at backward jumps. Fewer states stored, the same errors and end states; needs depth-first search, the stack proviso, a reduction without dpor and no --max-depth. Counterexamples list every transition")
+	fs.BoolVar(&f.chain, "chain", true, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; a chain stores the state after its ninth backward jump, so every cycle keeps a stored state. Fewer states stored, the same errors and end states. On by default wherever it applies: depth-first search, the stack proviso, a reduction without dpor and no --max-depth (an explicit --chain with anything else is an error); --chain=false stores every state the reduction explores. Counterexamples list every transition")
+	f.fs = fs
 }
 
 // apply sets up the reduction for program p: the vm options it needs and
@@ -82,15 +84,24 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 	}
 	eo.Proviso = pv
 	if f.chain {
+		// By default chains are used where they apply; asked for
+		// explicitly where they do not, they are an error.
+		explicit := f.fs != nil && f.fs.Changed("chain")
+		var why error
 		switch {
 		case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
-			return vo, 0, fmt.Errorf("--chain needs depth-first search with the stack proviso")
+			why = fmt.Errorf("--chain needs depth-first search with the stack proviso")
 		case mode&por.DPOR != 0:
-			return vo, 0, fmt.Errorf("--chain does not combine with dpor")
+			why = fmt.Errorf("--chain does not combine with dpor")
 		case eo.MaxDepth > 0:
-			return vo, 0, fmt.Errorf("--chain does not combine with --max-depth")
+			why = fmt.Errorf("--chain does not combine with --max-depth")
+		case mode&(por.Escape|por.Ample) == 0:
+			why = fmt.Errorf("--chain needs a reduction (--por other than none)")
 		}
-		eo.Chain = true
+		if why != nil && explicit {
+			return vo, 0, why
+		}
+		eo.Chain = why == nil
 	}
 	if r := por.New(p, mode); r != nil {
 		if r.Reduces() {
@@ -99,9 +110,6 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		if mode&por.DPOR != 0 {
 			eo.Dynamic = por.NewDynamic(r)
 		}
-	}
-	if eo.Chain && eo.Reducer == nil {
-		return vo, 0, fmt.Errorf("--chain needs a reduction (--por other than none)")
 	}
 	return mode.VMOptions(vo), mode, nil
 }

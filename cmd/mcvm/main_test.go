@@ -290,7 +290,7 @@ func TestBench(t *testing.T) {
 	}
 	// --large: philo's LARGE configuration is its defaults.
 	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo,philo_ok", "--large", "--format", "markdown")
-	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all | deadlock | 253 |") || !strings.Contains(out, "| philo_ok | N=5 | thesis | all | ok | 184 |") {
+	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all | deadlock | 33 |") || !strings.Contains(out, "| philo_ok | N=5 | thesis | all | ok | 24 |") {
 		t.Errorf("bench --large: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{
