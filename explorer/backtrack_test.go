@@ -6,7 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"mcvm/asm"
+	"mcvm/benchmarks"
 	"mcvm/explorer"
+	"mcvm/por"
 	"mcvm/vm"
 )
 
@@ -35,6 +38,60 @@ func TestDFS_snapshotVsDecode(t *testing.T) {
 			if !slices.Equal(a, b) || ra.Stats.Transitions != rb.Stats.Transitions || ra.Stats.Errors != rb.Stats.Errors {
 				t.Errorf("model=%s/granularity=%s: snapshots give %d states %d transitions %d errors, decoding %d %d %d",
 					filepath.Base(path), g, len(a), ra.Stats.Transitions, ra.Stats.Errors, len(b), rb.Stats.Transitions, rb.Stats.Errors)
+			}
+		}
+	}
+}
+
+// TestDFS_deltaSnapshots checks the two kinds of snapshot against each
+// other: full copies of the heap at every level, and reverse deltas from
+// the first level on, must visit the same states in the same order, with
+// the same transitions and errors, on every conformance program and the
+// benchmark models; with dynamic reduction too, which compares object
+// references along the path and so needs the raw heap back exactly.
+func TestDFS_deltaSnapshots(t *testing.T) {
+	progs := smallModels(t)
+	// The heap-heavy models at their SMALL configurations, cut off below.
+	suite, err := benchmarks.LoadModels("../benchmarks/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bm := range suite {
+		switch bm.Name {
+		case "moldyn", "raytracer", "elevator", "replicatedworkers":
+			p, err := asm.AssembleFile(bm.Path, asm.Options{Defines: bm.Small.Defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			progs = append(progs, model{bm.Path, p})
+		}
+	}
+	for _, md := range progs {
+		for _, dyn := range []bool{false, true} {
+			run := func(from int) ([]uint64, *explorer.Result) {
+				old := explorer.SetDeltaSnapDepth(from)
+				defer explorer.SetDeltaSnapDepth(old)
+				mode := por.None
+				if dyn {
+					mode = por.DPOR
+				}
+				m, err := vm.New(md.prog, mode.VMOptions(vm.Options{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := explorer.Options{Continue: true, MaxStates: 10000}
+				if dyn {
+					opts.Dynamic = por.NewDynamic(por.New(md.prog, mode))
+				}
+				var fps []uint64
+				opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp) }
+				return fps, explorer.Search(m, opts)
+			}
+			a, ra := run(1 << 30)
+			b, rb := run(0)
+			if !slices.Equal(a, b) || ra.Stats.Transitions != rb.Stats.Transitions || ra.Stats.Errors != rb.Stats.Errors {
+				t.Errorf("model=%s/dpor=%v: full snapshots give %d states %d transitions %d errors, deltas %d %d %d",
+					filepath.Base(md.path), dyn, len(a), ra.Stats.Transitions, ra.Stats.Errors, len(b), rb.Stats.Transitions, rb.Stats.Errors)
 			}
 		}
 	}

@@ -15,3 +15,11 @@ func SetCollapseDelta(on bool) bool {
 	collapseDelta = on
 	return old
 }
+
+// SetDeltaSnapDepth sets the first DFS level whose snapshot is a reverse
+// delta and returns the previous value, for differential tests.
+func SetDeltaSnapDepth(d int) int {
+	old := deltaSnapDepth
+	deltaSnapDepth = d
+	return old
+}

@@ -729,6 +729,14 @@ var collapseDelta = true
 // backtracking; deeper levels decode their stored encoding instead.
 var maxSnapDepth = 1 << 17
 
+// deltaSnapDepth is the first DFS level whose snapshot keeps the heap as a
+// reverse delta (vm.Machine.SaveDelta) instead of a copy: a delta is a few
+// bytes per changed word instead of the whole heap, but it costs a
+// comparison of the heap per save, which a shallow search does not need to
+// pay (benchmarks/RESULTS.md, issue 4). Levels from it on are all deltas,
+// as SaveDelta requires.
+var deltaSnapDepth = 1024
+
 type frame struct {
 	snap       bool  // snaps[level] holds this state
 	deep       int64 // lossy store, no snapshot: the state's encoding is s.deep[deep:], or -1
@@ -922,7 +930,11 @@ func (s *search) snapshot() {
 	if top.parentSnap >= 0 {
 		parent = s.snaps[top.parentSnap]
 	}
-	s.m.Save(s.snaps[level], parent)
+	if level >= deltaSnapDepth && parent != nil {
+		s.m.SaveDelta(s.snaps[level], parent)
+	} else {
+		s.m.Save(s.snaps[level], parent)
+	}
 	top.snap = true
 }
 

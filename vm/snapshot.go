@@ -1,12 +1,17 @@
-// Snapshots: raw copies of the active state for fast backtracking.
+// Snapshots: copies of the active state for fast backtracking, the heap kept as reverse deltas.
 
 package vm
 
-import "mcvm/heap"
+import (
+	"bytes"
+	"unsafe"
 
-// Snapshot is a raw copy of a machine's state. Saving and restoring one is
-// a few memory copies, much cheaper than Decode, at the price of more
-// memory than an encoding. A Snapshot is reused across Saves.
+	"mcvm/heap"
+)
+
+// Snapshot is a copy of a machine's state. Saving and restoring one is a
+// few memory copies, much cheaper than Decode, at the price of more memory
+// than an encoding. A Snapshot is reused across Saves.
 //
 // Threads are copied only when they changed. Every change to a thread
 // stamps it with the machine's clock, and Save advances the clock, so a
@@ -18,12 +23,41 @@ import "mcvm/heap"
 // in use: the snapshot restored and its ancestors (depth-first search
 // discards the snapshots of deeper levels before it restores a shallower
 // one).
+//
+// Save copies the heap and the statics whole. SaveDelta keeps a reverse
+// delta instead: the old values of the heap words (slots and object
+// headers) and statics in which its parent's state differs from its own,
+// and the parent's lengths. The machine keeps one full copy, the shadow,
+// of the heap and statics of the delta saved or restored last; SaveDelta
+// compares the active state with it (after rolling it back to the parent)
+// to make the delta, and Restore of a delta rolls it back to the snapshot
+// and copies it to the active state. A delta costs a few bytes per word
+// its transitions changed instead of the whole heap, which is most of the
+// memory of a deep depth-first search, for a comparison of the heap per
+// save where Save copies it (benchmarks/RESULTS.md, issue 4). Deltas must
+// be a suffix of the path: once a snapshot on it is a delta, the later
+// ones until it is restored past are deltas too.
 type Snapshot struct {
 	clock   uint64
-	heap    heap.Heap
-	statics []int64
+	full    bool          // heap and statics copied whole (Save), not a delta (SaveDelta)
+	parent  *Snapshot     // a delta's parent
+	heap    heap.Heap     // a full snapshot's heap
+	statics []int64       // a full snapshot's statics
+	undo    undo          // a delta's way back to its parent
 	threads []*threadCopy // this snapshot's copies or its ancestors'
 	owned   []*threadCopy // the copies this snapshot made, reused by its next Save
+}
+
+// undo turns a snapshot's heap and statics back into its parent's: set
+// the lengths, then write the old values at their indexes.
+type undo struct {
+	objs, data, statics int32   // the parent's lengths
+	objIdx              []int32 // words of the headers (see objWords)
+	objOld              []int64
+	dataIdx             []int32
+	dataOld             []int64
+	statIdx             []int32
+	statOld             []int64
 }
 
 // threadCopy is one thread as it was: its header (with the stamp it had)
@@ -40,14 +74,38 @@ type threadCopy struct {
 // past since), and s shares parent's copies of the threads that did not
 // change since.
 func (m *Machine) Save(s, parent *Snapshot) {
-	m.clock++
-	s.clock = m.clock
 	st := &m.S
+	s.full, s.parent = true, nil
 	s.heap.CopyFrom(&st.Heap)
 	s.statics = append(s.statics[:0], st.Statics...)
+	m.saveThreads(s, parent)
+}
+
+// SaveDelta is Save keeping the heap and statics as a reverse delta to
+// parent, which must not be nil (see Snapshot).
+func (m *Machine) SaveDelta(s, parent *Snapshot) {
+	st := &m.S
+	// Roll the shadow back to parent before s is overwritten: s may be on
+	// the way (a deeper snapshot being reused).
+	m.rollback(parent)
+	s.full, s.parent = false, parent
+	u := &s.undo
+	u.objs, u.data, u.statics = int32(len(m.shadow.Objs)), int32(len(m.shadow.Data)), int32(len(m.shadowStatics))
+	u.objIdx, u.objOld, m.shadow.Objs = diffObjs(st.Heap.Objs, m.shadow.Objs, u.objIdx[:0], u.objOld[:0])
+	u.dataIdx, u.dataOld, m.shadow.Data = diffInts(st.Heap.Data, m.shadow.Data, u.dataIdx[:0], u.dataOld[:0])
+	u.statIdx, u.statOld, m.shadowStatics = diffInts(st.Statics, m.shadowStatics, u.statIdx[:0], u.statOld[:0])
+	m.shadowAt = s
+	m.saveThreads(s, parent)
+}
+
+// saveThreads copies the threads into s, sharing parent's copies of those
+// that did not change since it was saved.
+func (m *Machine) saveThreads(s, parent *Snapshot) {
+	m.clock++
+	s.clock = m.clock
 	s.threads = s.threads[:0]
 	n := 0
-	for i, t := range st.Threads {
+	for i, t := range m.S.Threads {
 		if parent != nil && i < len(parent.threads) && t.stamp < parent.clock {
 			s.threads = append(s.threads, parent.threads[i])
 			continue
@@ -70,8 +128,14 @@ func (m *Machine) Save(s, parent *Snapshot) {
 func (m *Machine) Restore(s *Snapshot) {
 	m.version++
 	st := &m.S
-	st.Heap.CopyFrom(&s.heap)
-	st.Statics = append(st.Statics[:0], s.statics...)
+	if s.full {
+		st.Heap.CopyFrom(&s.heap)
+		st.Statics = append(st.Statics[:0], s.statics...)
+	} else {
+		m.rollback(s)
+		st.Heap.CopyFrom(&m.shadow)
+		st.Statics = append(st.Statics[:0], m.shadowStatics...)
+	}
 	live := len(st.Threads)
 	for len(m.pool) < len(s.threads) {
 		m.pool = append(m.pool, &Thread{})
@@ -88,4 +152,127 @@ func (m *Machine) Restore(s *Snapshot) {
 			t.Pending = append(pending[:0], c.pending...)
 		}
 	}
+}
+
+// rollback makes the shadow hold s's heap and statics: undoing the deltas
+// from the one it holds up to s, or copying s if s is full. s must be full
+// or on the path of deltas from the delta saved or restored last.
+//
+// When the shadow stops at a full snapshot, its contents need not be that
+// snapshot's (Save does not update the shadow, and a path abandoned for a
+// new one may have left another state there): a full snapshot is
+// restored from its own copy, and the shadow serves only as what the
+// deltas saved next are taken against, which is correct whatever it
+// holds, since each delta is exactly the difference from the shadow as
+// it was.
+func (m *Machine) rollback(s *Snapshot) {
+	for m.shadowAt != s && m.shadowAt != nil && !m.shadowAt.full {
+		u := &m.shadowAt.undo
+		m.shadow.Objs = undoObjs(m.shadow.Objs, int(u.objs), u.objIdx, u.objOld)
+		m.shadow.Data = undoInts(m.shadow.Data, int(u.data), u.dataIdx, u.dataOld)
+		m.shadowStatics = undoInts(m.shadowStatics, int(u.statics), u.statIdx, u.statOld)
+		m.shadowAt = m.shadowAt.parent
+	}
+	if m.shadowAt == s {
+		return
+	}
+	if !s.full {
+		panic("vm: a delta snapshot restored or used as a parent is not on the path of deltas from the last one")
+	}
+	m.shadow.CopyFrom(&s.heap)
+	m.shadowStatics = append(m.shadowStatics[:0], s.statics...)
+	m.shadowAt = s
+}
+
+// diffBlock is how many words diffWords compares at once as bytes
+// (runtime memequal, vectorised) before looking at single words: most of
+// a heap is unchanged between two snapshots, and a word-by-word loop cost
+// 25% more instructions than copying the heap whole on MolDyn.
+const diffBlock = 32
+
+// objWords views object headers as 64-bit words (an Object is 24 bytes,
+// word-aligned, with no pointers), so that the headers are compared and
+// restored as words like the slots: equal words are equal headers, and a
+// word that differs only in padding is restored with it, harmlessly.
+func objWords(s []heap.Object) []int64 {
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*objWordsPer)
+}
+
+const objWordsPer = int(unsafe.Sizeof(heap.Object{}) / 8)
+
+func int64Bytes(s []int64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8)
+}
+
+// diffWords makes sh (as long as act) equal to act, recording in idx
+// (offset by base) and old the words it changed and their old values.
+func diffWords(act, sh []int64, base int, idx []int32, old []int64) ([]int32, []int64) {
+	for b := 0; b < len(act); b += diffBlock {
+		e := min(b+diffBlock, len(act))
+		a0, s0 := act[b:e], sh[b:e]
+		if bytes.Equal(int64Bytes(a0), int64Bytes(s0)) {
+			continue
+		}
+		for i, v := range a0 {
+			if v != s0[i] {
+				idx = append(idx, int32(base+b+i))
+				old = append(old, s0[i])
+				s0[i] = v
+			}
+		}
+	}
+	return idx, old
+}
+
+// diffInts records in idx and old the indexes and values of sh that differ
+// from act (or lie beyond its end) and returns them with sh made equal to
+// act.
+func diffInts(act, sh []int64, idx []int32, old []int64) ([]int32, []int64, []int64) {
+	n := min(len(act), len(sh))
+	idx, old = diffWords(act[:n], sh[:n], 0, idx, old)
+	for i := n; i < len(sh); i++ {
+		idx = append(idx, int32(i))
+		old = append(old, sh[i])
+	}
+	return idx, old, append(sh[:n], act[n:]...)
+}
+
+// diffObjs is diffInts for object headers, by words (see objWords).
+func diffObjs(act, sh []heap.Object, idx []int32, old []int64) ([]int32, []int64, []heap.Object) {
+	n := min(len(act), len(sh))
+	idx, old = diffWords(objWords(act[:n]), objWords(sh[:n]), 0, idx, old)
+	w := objWords(sh)
+	for i := n * objWordsPer; i < len(w); i++ {
+		idx = append(idx, int32(i))
+		old = append(old, w[i])
+	}
+	return idx, old, append(sh[:n], act[n:]...)
+}
+
+// undoInts sets sh's length to n and writes old at idx. Every index at or
+// beyond sh's length up to n is among idx (diffInts records them).
+func undoInts(sh []int64, n int, idx []int32, old []int64) []int64 {
+	if n <= cap(sh) {
+		sh = sh[:n]
+	} else {
+		sh = append(sh, make([]int64, n-len(sh))...)
+	}
+	for k, i := range idx {
+		sh[i] = old[k]
+	}
+	return sh
+}
+
+// undoObjs is undoInts for object headers, by words (see objWords).
+func undoObjs(sh []heap.Object, n int, idx []int32, old []int64) []heap.Object {
+	if n <= cap(sh) {
+		sh = sh[:n]
+	} else {
+		sh = append(sh, make([]heap.Object, n-len(sh))...)
+	}
+	w := objWords(sh)
+	for k, i := range idx {
+		w[i] = old[k]
+	}
+	return sh
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"mcvm/asm"
 	"mcvm/bytecode"
+	"mcvm/heap"
 	"mcvm/vm"
 )
 
@@ -228,6 +230,114 @@ func TestSnapshot_sharedWithParent(t *testing.T) {
 				}
 				if m.Step(trs[rng.IntN(len(trs))]) != nil {
 					m.Restore(stack[len(stack)-1].snap)
+				}
+			}
+		}
+	}
+}
+
+// rawState is a copy of the active state exactly as the machine holds it
+// (object numbering, garbage and all), which is what snapshots must give
+// back: dynamic reduction compares object references along a path.
+type rawState struct {
+	objs    []heap.Object
+	data    []int64
+	statics []int64
+	enc     []byte
+}
+
+func rawOf(m *vm.Machine) rawState {
+	return rawState{objs: slices.Clone(m.S.Heap.Objs), data: slices.Clone(m.S.Heap.Data),
+		statics: slices.Clone(m.S.Statics), enc: m.Encode(nil)}
+}
+
+func (r rawState) equal(m *vm.Machine) bool {
+	return slices.Equal(r.objs, m.S.Heap.Objs) && slices.Equal(r.data, m.S.Heap.Data) &&
+		slices.Equal(r.statics, m.S.Statics) && bytes.Equal(r.enc, m.Encode(nil))
+}
+
+// TestSnapshot_reverseDeltas drives snapshots as depth-first search does,
+// full copies below a level and reverse deltas from it on: one
+// Snapshot object reused per level, levels without a snapshot, a base at a
+// level with no snapshot below it (also reusing an object that was a delta
+// of an abandoned path), restores of any ancestor, Decode between them,
+// and several Restores of a level in a row. Every restore must give back
+// the raw state saved, not only the same canonical state.
+func TestSnapshot_reverseDeltas(t *testing.T) {
+	for _, path := range models(t) {
+		m := load(t, path, nil, vm.GranTransition)
+		rng := rand.New(rand.NewPCG(11, 12))
+		type level struct {
+			snap bool
+			raw  rawState
+		}
+		var snaps []*vm.Snapshot
+		var stack []level
+		// Levels from deltaFrom up save deltas (a suffix of the path, as
+		// depth-first search does), the others full copies.
+		deltaFrom := 0
+		var trs []vm.Trans
+		parentOf := func(k int) *vm.Snapshot {
+			for j := k - 1; j >= 0; j-- {
+				if stack[j].snap {
+					return snaps[j]
+				}
+			}
+			return nil
+		}
+		for i := 0; i < 6000; i++ {
+			switch r := rng.IntN(20); {
+			case r < 6 || len(stack) == 0: // push, with a snapshot 3 times in 4
+				k := len(stack)
+				l := level{snap: rng.IntN(4) > 0, raw: rawOf(m)}
+				stack = append(stack, l)
+				if l.snap {
+					for len(snaps) <= k {
+						snaps = append(snaps, new(vm.Snapshot))
+					}
+					if p := parentOf(k); p != nil && k >= deltaFrom {
+						m.SaveDelta(snaps[k], p)
+					} else {
+						m.Save(snaps[k], p)
+					}
+				}
+			case r < 9: // pop back to a random level with a snapshot
+				k := rng.IntN(len(stack))
+				for k >= 0 && !stack[k].snap {
+					k--
+				}
+				if k < 0 {
+					stack = stack[:0]
+					m.Init()
+					continue
+				}
+				stack = stack[:k+1]
+				for n := rng.IntN(3); n >= 0; n-- {
+					m.Restore(snaps[k])
+					if !stack[k].raw.equal(m) {
+						t.Fatalf("%s: step %d: Restore of level %d gives another raw state", filepath.Base(path), i, k)
+					}
+					if rng.IntN(3) == 0 {
+						trs = m.Enabled(trs[:0])
+						if len(trs) > 0 {
+							m.Step(trs[rng.IntN(len(trs))])
+						}
+					}
+				}
+			case r < 11: // Decode the current state (canonical numbering, garbage dropped)
+				m.Decode(m.Encode(nil))
+			case r < 12: // abandon the path: a new one reuses the Snapshot objects
+				m.Init()
+				stack = stack[:0]
+				deltaFrom = rng.IntN(4)
+			default: // a transition
+				trs = m.Enabled(trs[:0])
+				if len(trs) == 0 {
+					continue
+				}
+				if m.Step(trs[rng.IntN(len(trs))]) != nil {
+					m.Init()
+					stack = stack[:0]
 				}
 			}
 		}
