@@ -39,25 +39,28 @@ import (
 // ones until it is restored past are deltas too.
 type Snapshot struct {
 	clock   uint64
-	full    bool          // heap and statics copied whole (Save), not a delta (SaveDelta)
 	parent  *Snapshot     // a delta's parent
-	heap    heap.Heap     // a full snapshot's heap
-	statics []int64       // a full snapshot's statics
+	full    *fullCopy     // a full snapshot's heap and statics (Save); nil for a delta (SaveDelta)
+	keep    *fullCopy     // the copy a full snapshot had, kept for its next Save
 	undo    undo          // a delta's way back to its parent
 	threads []*threadCopy // this snapshot's copies or its ancestors'
 	owned   []*threadCopy // the copies this snapshot made, reused by its next Save
 }
 
+// fullCopy is a full snapshot's copy of the heap and statics.
+type fullCopy struct {
+	heap    heap.Heap
+	statics []int64
+}
+
 // undo turns a snapshot's heap and statics back into its parent's: set
-// the lengths, then write the old values at their indexes.
+// the lengths, then write the old values at their indexes. ent holds
+// (index, old value) pairs: nObj of them for the words of the object
+// headers (see objWords), then nData for the slots, then the statics'.
 type undo struct {
-	objs, data, statics int32   // the parent's lengths
-	objIdx              []int32 // words of the headers (see objWords)
-	objOld              []int64
-	dataIdx             []int32
-	dataOld             []int64
-	statIdx             []int32
-	statOld             []int64
+	objs, data, statics int32 // the parent's lengths
+	nObj, nData         int32
+	ent                 []int64
 }
 
 // threadCopy is one thread as it was: its header (with the stamp it had)
@@ -75,9 +78,12 @@ type threadCopy struct {
 // change since.
 func (m *Machine) Save(s, parent *Snapshot) {
 	st := &m.S
-	s.full, s.parent = true, nil
-	s.heap.CopyFrom(&st.Heap)
-	s.statics = append(s.statics[:0], st.Statics...)
+	if s.keep == nil {
+		s.keep = new(fullCopy)
+	}
+	s.full, s.parent = s.keep, nil
+	s.full.heap.CopyFrom(&st.Heap)
+	s.full.statics = append(s.full.statics[:0], st.Statics...)
 	m.saveThreads(s, parent)
 }
 
@@ -88,12 +94,14 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 	// Roll the shadow back to parent before s is overwritten: s may be on
 	// the way (a deeper snapshot being reused).
 	m.rollback(parent)
-	s.full, s.parent = false, parent
+	s.full, s.parent = nil, parent
 	u := &s.undo
 	u.objs, u.data, u.statics = int32(len(m.shadow.Objs)), int32(len(m.shadow.Data)), int32(len(m.shadowStatics))
-	u.objIdx, u.objOld, m.shadow.Objs = diffObjs(st.Heap.Objs, m.shadow.Objs, u.objIdx[:0], u.objOld[:0])
-	u.dataIdx, u.dataOld, m.shadow.Data = diffInts(st.Heap.Data, m.shadow.Data, u.dataIdx[:0], u.dataOld[:0])
-	u.statIdx, u.statOld, m.shadowStatics = diffInts(st.Statics, m.shadowStatics, u.statIdx[:0], u.statOld[:0])
+	u.ent, m.shadow.Objs = diffObjs(st.Heap.Objs, m.shadow.Objs, u.ent[:0])
+	u.nObj = int32(len(u.ent) / 2)
+	u.ent, m.shadow.Data = diffInts(st.Heap.Data, m.shadow.Data, u.ent)
+	u.nData = int32(len(u.ent)/2) - u.nObj
+	u.ent, m.shadowStatics = diffInts(st.Statics, m.shadowStatics, u.ent)
 	m.shadowAt = s
 	m.saveThreads(s, parent)
 }
@@ -128,9 +136,9 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 func (m *Machine) Restore(s *Snapshot) {
 	m.version++
 	st := &m.S
-	if s.full {
-		st.Heap.CopyFrom(&s.heap)
-		st.Statics = append(st.Statics[:0], s.statics...)
+	if s.full != nil {
+		st.Heap.CopyFrom(&s.full.heap)
+		st.Statics = append(st.Statics[:0], s.full.statics...)
 	} else {
 		m.rollback(s)
 		st.Heap.CopyFrom(&m.shadow)
@@ -166,21 +174,22 @@ func (m *Machine) Restore(s *Snapshot) {
 // holds, since each delta is exactly the difference from the shadow as
 // it was.
 func (m *Machine) rollback(s *Snapshot) {
-	for m.shadowAt != s && m.shadowAt != nil && !m.shadowAt.full {
+	for m.shadowAt != s && m.shadowAt != nil && m.shadowAt.full == nil {
 		u := &m.shadowAt.undo
-		m.shadow.Objs = undoObjs(m.shadow.Objs, int(u.objs), u.objIdx, u.objOld)
-		m.shadow.Data = undoInts(m.shadow.Data, int(u.data), u.dataIdx, u.dataOld)
-		m.shadowStatics = undoInts(m.shadowStatics, int(u.statics), u.statIdx, u.statOld)
+		o, d := 2*int(u.nObj), 2*int(u.nObj+u.nData)
+		m.shadow.Objs = undoObjs(m.shadow.Objs, int(u.objs), u.ent[:o])
+		m.shadow.Data = undoInts(m.shadow.Data, int(u.data), u.ent[o:d])
+		m.shadowStatics = undoInts(m.shadowStatics, int(u.statics), u.ent[d:])
 		m.shadowAt = m.shadowAt.parent
 	}
 	if m.shadowAt == s {
 		return
 	}
-	if !s.full {
+	if s.full == nil {
 		panic("vm: a delta snapshot restored or used as a parent is not on the path of deltas from the last one")
 	}
-	m.shadow.CopyFrom(&s.heap)
-	m.shadowStatics = append(m.shadowStatics[:0], s.statics...)
+	m.shadow.CopyFrom(&s.full.heap)
+	m.shadowStatics = append(m.shadowStatics[:0], s.full.statics...)
 	m.shadowAt = s
 }
 
@@ -204,9 +213,9 @@ func int64Bytes(s []int64) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8)
 }
 
-// diffWords makes sh (as long as act) equal to act, recording in idx
-// (offset by base) and old the words it changed and their old values.
-func diffWords(act, sh []int64, base int, idx []int32, old []int64) ([]int32, []int64) {
+// diffWords makes sh (as long as act) equal to act, appending to ent the
+// (index, old value) pairs of the words it changed.
+func diffWords(act, sh []int64, ent []int64) []int64 {
 	for b := 0; b < len(act); b += diffBlock {
 		e := min(b+diffBlock, len(act))
 		a0, s0 := act[b:e], sh[b:e]
@@ -215,64 +224,62 @@ func diffWords(act, sh []int64, base int, idx []int32, old []int64) ([]int32, []
 		}
 		for i, v := range a0 {
 			if v != s0[i] {
-				idx = append(idx, int32(base+b+i))
-				old = append(old, s0[i])
+				ent = append(ent, int64(b+i), s0[i])
 				s0[i] = v
 			}
 		}
 	}
-	return idx, old
+	return ent
 }
 
-// diffInts records in idx and old the indexes and values of sh that differ
-// from act (or lie beyond its end) and returns them with sh made equal to
-// act.
-func diffInts(act, sh []int64, idx []int32, old []int64) ([]int32, []int64, []int64) {
+// diffInts appends to ent the (index, old value) pairs of the values of sh
+// that differ from act (or lie beyond its end) and returns it with sh made
+// equal to act.
+func diffInts(act, sh []int64, ent []int64) ([]int64, []int64) {
 	n := min(len(act), len(sh))
-	idx, old = diffWords(act[:n], sh[:n], 0, idx, old)
+	ent = diffWords(act[:n], sh[:n], ent)
 	for i := n; i < len(sh); i++ {
-		idx = append(idx, int32(i))
-		old = append(old, sh[i])
+		ent = append(ent, int64(i), sh[i])
 	}
-	return idx, old, append(sh[:n], act[n:]...)
+	return ent, append(sh[:n], act[n:]...)
 }
 
 // diffObjs is diffInts for object headers, by words (see objWords).
-func diffObjs(act, sh []heap.Object, idx []int32, old []int64) ([]int32, []int64, []heap.Object) {
+func diffObjs(act, sh []heap.Object, ent []int64) ([]int64, []heap.Object) {
 	n := min(len(act), len(sh))
-	idx, old = diffWords(objWords(act[:n]), objWords(sh[:n]), 0, idx, old)
+	ent = diffWords(objWords(act[:n]), objWords(sh[:n]), ent)
 	w := objWords(sh)
 	for i := n * objWordsPer; i < len(w); i++ {
-		idx = append(idx, int32(i))
-		old = append(old, w[i])
+		ent = append(ent, int64(i), w[i])
 	}
-	return idx, old, append(sh[:n], act[n:]...)
+	return ent, append(sh[:n], act[n:]...)
 }
 
-// undoInts sets sh's length to n and writes old at idx. Every index at or
-// beyond sh's length up to n is among idx (diffInts records them).
-func undoInts(sh []int64, n int, idx []int32, old []int64) []int64 {
+// undoInts sets sh's length to n and writes the (index, old value) pairs
+// of ent. Every index at or beyond sh's length up to n is among them
+// (diffInts records them).
+func undoInts(sh []int64, n int, ent []int64) []int64 {
 	if n <= cap(sh) {
 		sh = sh[:n]
 	} else {
 		sh = append(sh, make([]int64, n-len(sh))...)
 	}
-	for k, i := range idx {
-		sh[i] = old[k]
+	for k := 0; k < len(ent); k += 2 {
+		sh[ent[k]] = ent[k+1]
 	}
 	return sh
 }
 
 // undoObjs is undoInts for object headers, by words (see objWords).
-func undoObjs(sh []heap.Object, n int, idx []int32, old []int64) []heap.Object {
+func undoObjs(sh []heap.Object, n int, ent []int64) []heap.Object {
 	if n <= cap(sh) {
 		sh = sh[:n]
 	} else {
 		sh = append(sh, make([]heap.Object, n-len(sh))...)
 	}
 	w := objWords(sh)
-	for k, i := range idx {
-		w[i] = old[k]
+	for k := 0; k < len(ent); k += 2 {
+		w[ent[k]] = ent[k+1]
 	}
 	return sh
 }

@@ -17,8 +17,7 @@ func TestUndo_roundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	type delta struct {
 		n   int32
-		idx []int32
-		old []int64
+		ent []int64
 	}
 	for round := 0; round < 200; round++ {
 		var shadow []int64
@@ -30,7 +29,7 @@ func TestUndo_roundTrip(t *testing.T) {
 				k := rng.IntN(len(states))
 				for len(deltas) > k+1 {
 					d := deltas[len(deltas)-1]
-					shadow = undoInts(shadow, int(d.n), d.idx, d.old)
+					shadow = undoInts(shadow, int(d.n), d.ent)
 					deltas, states = deltas[:len(deltas)-1], states[:len(states)-1]
 				}
 				if !slices.Equal(shadow, states[k]) {
@@ -43,7 +42,7 @@ func TestUndo_roundTrip(t *testing.T) {
 				st[i] = int64(rng.IntN(4))
 			}
 			d := delta{n: int32(len(shadow))}
-			d.idx, d.old, shadow = diffInts(st, shadow, nil, nil)
+			d.ent, shadow = diffInts(st, shadow, nil)
 			if !slices.Equal(shadow, st) {
 				t.Fatalf("round %d step %d: the shadow is %v after the diff, want %v", round, step, shadow, st)
 			}
@@ -58,8 +57,7 @@ func TestUndo_roundTripObjs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	type delta struct {
 		n   int32
-		idx []int32
-		old []int64
+		ent []int64
 	}
 	for round := 0; round < 200; round++ {
 		var shadow []heap.Object
@@ -70,7 +68,7 @@ func TestUndo_roundTripObjs(t *testing.T) {
 				k := rng.IntN(len(states))
 				for len(deltas) > k+1 {
 					d := deltas[len(deltas)-1]
-					shadow = undoObjs(shadow, int(d.n), d.idx, d.old)
+					shadow = undoObjs(shadow, int(d.n), d.ent)
 					deltas, states = deltas[:len(deltas)-1], states[:len(states)-1]
 				}
 				if !slices.Equal(shadow, states[k]) {
@@ -83,7 +81,7 @@ func TestUndo_roundTripObjs(t *testing.T) {
 				st[i] = heap.Object{Class: int32(rng.IntN(3)), Kind: heap.ObjKind(rng.IntN(3)), Owner: int32(rng.IntN(2)), Count: int32(rng.IntN(2)), Off: int32(rng.IntN(3)), Len: int32(rng.IntN(3))}
 			}
 			d := delta{n: int32(len(shadow))}
-			d.idx, d.old, shadow = diffObjs(st, shadow, nil, nil)
+			d.ent, shadow = diffObjs(st, shadow, nil)
 			if !slices.Equal(shadow, st) {
 				t.Fatalf("round %d step %d: the shadow is %v after the diff, want %v", round, step, shadow, st)
 			}
