@@ -162,20 +162,19 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
-	// Room for the most the statics and threads can take (see heap.Room):
+	// The Thread objects are the first roots; the same loop counts the
+	// room for the most the statics and threads can take (see heap.Room):
 	// one varint for the count and per static; per thread status, owner,
 	// count, waitobj, waitcount, nframes and npending, per frame method,
 	// pc, lock and nslots, up to two per value (a big int is a marker and
 	// a varint) and six per pending record.
 	n := 1 + len(s.Statics)
 	for _, t := range s.Threads {
+		c.Root(t.Obj)
 		n += 7 + 4*len(t.Frames) + 2*len(t.Stack) + 6*len(t.Pending)
 	}
 	b = heap.Room(b, n*binary.MaxVarintLen64)
 	w, p := b[:cap(b)], len(b)
-	for _, t := range s.Threads {
-		c.Root(t.Obj)
-	}
 	// Roots are numbered the moment they are first seen and never renumbered,
 	// so statics and threads are encoded in the same pass that numbers them.
 	p = heap.PutUvarint(w, p, uint64(len(s.Threads)))
