@@ -37,7 +37,8 @@ func (c *Canon) Reset(h *Heap) {
 	c.order = c.order[:0]
 }
 
-// Root numbers r, if not yet numbered, and returns its new reference.
+// Root numbers r, if not yet numbered, and returns its new reference. r
+// is null or an object of the heap given to Reset.
 func (c *Canon) Root(r Ref) Ref {
 	if r == Null {
 		return Null
