@@ -2,7 +2,10 @@
 
 package heap
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // Canon renumbers the objects reachable from an ordered list of roots:
 // roots get numbers 1, 2, ... in the order they are first given, then the
@@ -25,10 +28,17 @@ func (c *Canon) Reset(h *Heap) {
 		c.ids = c.ids[:n]
 		clear(c.ids)
 	}
+	// No more objects than h holds are numbered, so with this capacity
+	// Root never grows order: its hot path has no call, which would make
+	// the encoders' loops save and reload their registers around it.
+	if cap(c.order) < n {
+		c.order = make([]Ref, 0, 2*n)
+	}
 	c.order = c.order[:0]
 }
 
-// Root numbers r, if not yet numbered, and returns its new reference.
+// Root numbers r, if not yet numbered, and returns its new reference. r
+// is null or an object of the heap given to Reset.
 func (c *Canon) Root(r Ref) Ref {
 	if r == Null {
 		return Null
@@ -36,10 +46,11 @@ func (c *Canon) Root(r Ref) Ref {
 	if id := c.ids[r]; id != 0 {
 		return id
 	}
-	c.order = append(c.order, r)
-	id := Ref(len(c.order))
-	c.ids[r] = id
-	return id
+	n := len(c.order)
+	c.order = c.order[:n+1] // within the capacity Reset gave
+	c.order[n] = r
+	c.ids[r] = Ref(n + 1)
+	return Ref(n + 1)
 }
 
 // Live returns the number of objects numbered so far (after
@@ -57,6 +68,36 @@ func AppendUvarint(b []byte, x uint64) []byte {
 // AppendVarint appends x as a zig-zag varint.
 func AppendVarint(b []byte, x int64) []byte {
 	return AppendUvarint(b, uint64(x<<1)^uint64(x>>63))
+}
+
+// The encoders make room for the most their output can take once, then
+// write with PutUvarint: its bounds checks cannot fail and their failure
+// path does not return, whereas append's growth path is a call that makes
+// the compiler save and reload the loop's registers on every iteration.
+
+// Room returns b with capacity for at least n more bytes.
+func Room(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	return slices.Grow(b, n)
+}
+
+// PutUvarint writes x as a uvarint at w[p:] and returns the position after
+// it. w must have room (binary.MaxVarintLen64 bytes always do).
+func PutUvarint(w []byte, p int, x uint64) int {
+	for x >= 0x80 {
+		w[p] = byte(x) | 0x80
+		x >>= 7
+		p++
+	}
+	w[p] = byte(x)
+	return p + 1
+}
+
+// PutVarint writes x as a zig-zag varint (see PutUvarint).
+func PutVarint(w []byte, p int, x int64) int {
+	return PutUvarint(w, p, uint64(x<<1)^uint64(x>>63))
 }
 
 // EncodeObjects numbers everything reachable from the roots given so far
@@ -89,47 +130,59 @@ func (c *Canon) EncodeObjectsSplit(b []byte, h *Heap, l *Layout, skip int, cuts 
 // encodeObjects is EncodeObjects, appending each object's end to cuts if
 // split.
 func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip int, cuts []int32, split bool) ([]byte, []int32) {
+	// Room for every object of h, reached or not: tag, owner, count and
+	// length, and one varint per slot.
+	b = Room(b, (4*len(h.Objs)+len(h.Data))*binary.MaxVarintLen64)
+	w, p := b[:cap(b)], len(b)
 	for i := skip; i < len(c.order); i++ {
 		o := &h.Objs[c.order[i]-1]
-		slots := h.Data[o.Off : o.Off+o.Len]
-		switch o.Kind {
-		case KindIntArray:
-			b = append(b, 0)
-		case KindRefArray:
-			b = append(b, 1)
-		default:
-			b = AppendUvarint(b, uint64(o.Class)+2)
+		tag := uint64(o.Class) + 2
+		if o.Kind != KindObject {
+			tag = uint64(o.Kind - KindIntArray) // 0 int array, 1 reference array
 		}
-		b = AppendUvarint(b, uint64(o.Owner))
+		p = PutUvarint(w, p, tag)
+		p = PutUvarint(w, p, uint64(o.Owner))
 		if o.Owner != 0 {
-			b = AppendUvarint(b, uint64(o.Count))
+			p = PutUvarint(w, p, uint64(o.Count))
 		}
-		switch o.Kind {
-		case KindIntArray:
-			b = AppendUvarint(b, uint64(len(slots)))
-			for _, s := range slots {
-				b = AppendVarint(b, s)
-			}
-		case KindRefArray:
-			b = AppendUvarint(b, uint64(len(slots)))
-			for _, s := range slots {
-				b = AppendUvarint(b, uint64(c.Root(Ref(s))))
-			}
-		default:
-			refs := l.slots[o.Class]
-			for j, s := range slots {
-				if refs[j] {
-					b = AppendUvarint(b, uint64(c.Root(Ref(s))))
-				} else {
-					b = AppendVarint(b, s)
-				}
-			}
+		if o.Kind != KindObject {
+			p = PutUvarint(w, p, uint64(o.Len))
+		}
+		if o.Len > 0 {
+			p = c.putSlots(w, p, h, l, o)
 		}
 		if split {
-			cuts = append(cuts, int32(len(b)))
+			cuts = append(cuts, int32(p))
 		}
 	}
-	return b, cuts
+	return w[:p], cuts
+}
+
+// putSlots writes the slots of o at w[p:] and returns the position after
+// them. It is out of line: without it the loop over objects keeps fewer
+// values live, and objects without slots (monitors) are the common case.
+func (c *Canon) putSlots(w []byte, p int, h *Heap, l *Layout, o *Object) int {
+	slots := h.Data[o.Off : o.Off+o.Len]
+	switch o.Kind {
+	case KindIntArray:
+		for _, s := range slots {
+			p = PutVarint(w, p, s)
+		}
+	case KindRefArray:
+		for _, s := range slots {
+			p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
+		}
+	default:
+		refs := l.slots[o.Class]
+		for j, s := range slots {
+			if refs[j] {
+				p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
+			} else {
+				p = PutVarint(w, p, s)
+			}
+		}
+	}
+	return p
 }
 
 // DecodeObjects appends to h the objects encoded in b[off:] by

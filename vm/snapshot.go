@@ -144,15 +144,19 @@ func (m *Machine) Restore(s *Snapshot) {
 		st.Heap.CopyFrom(&m.shadow)
 		st.Statics = append(st.Statics[:0], m.shadowStatics...)
 	}
-	live := len(st.Threads)
-	for len(m.pool) < len(s.threads) {
+	n := len(s.threads)
+	for len(m.pool) < n {
 		m.pool = append(m.pool, &Thread{})
 	}
-	st.Threads = st.Threads[:0]
-	for i, c := range s.threads {
-		t := m.pool[i]
-		st.Threads = append(st.Threads, t)
+	live := len(st.Threads)
+	// S.Threads[i] is always m.pool[i] (a thread's id is its index), so the
+	// slice changes only with the number of threads.
+	if live != n {
+		st.Threads = append(st.Threads[:0], m.pool[:n]...)
+	}
+	for i, t := range st.Threads {
 		if i >= live || t.stamp >= s.clock {
+			c := s.threads[i]
 			frames, stack, pending := t.Frames, t.Stack, t.Pending
 			*t = c.hdr
 			t.Frames = append(frames[:0], c.frames...)

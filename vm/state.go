@@ -162,83 +162,95 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
+	// The Thread objects are the first roots; the same loop counts the
+	// room for the most the statics and threads can take (see heap.Room):
+	// one varint for the count and per static; per thread status, owner,
+	// count, waitobj, waitcount, nframes and npending, per frame method,
+	// pc, lock and nslots, up to two per value (a big int is a marker and
+	// a varint) and six per pending record.
+	n := 1 + len(s.Statics)
 	for _, t := range s.Threads {
 		c.Root(t.Obj)
+		n += 7 + 4*len(t.Frames) + 2*len(t.Stack) + 6*len(t.Pending)
 	}
+	b = heap.Room(b, n*binary.MaxVarintLen64)
+	w, p := b[:cap(b)], len(b)
 	// Roots are numbered the moment they are first seen and never renumbered,
 	// so statics and threads are encoded in the same pass that numbers them.
-	b = heap.AppendUvarint(b, uint64(len(s.Threads)))
+	p = heap.PutUvarint(w, p, uint64(len(s.Threads)))
 	for i, v := range s.Statics {
 		if m.staticRef[i] {
-			b = heap.AppendUvarint(b, uint64(c.Root(heap.Ref(v))))
+			p = heap.PutUvarint(w, p, uint64(c.Root(heap.Ref(v))))
 		} else {
-			b = heap.AppendVarint(b, v)
+			p = heap.PutVarint(w, p, v)
 		}
 	}
 	if split {
-		cuts = append(cuts, int32(len(b)))
+		cuts = append(cuts, int32(p))
 	}
 	for _, t := range s.Threads {
 		if len(t.Pending) > 0 {
-			b = append(b, byte(t.Status)|pendingBit)
+			w[p] = byte(t.Status) | pendingBit
 		} else {
-			b = append(b, byte(t.Status))
+			w[p] = byte(t.Status)
 		}
+		p++
 		obj := s.Heap.Obj(t.Obj)
-		b = heap.AppendUvarint(b, uint64(obj.Owner))
+		p = heap.PutUvarint(w, p, uint64(obj.Owner))
 		if obj.Owner != 0 {
-			b = heap.AppendUvarint(b, uint64(obj.Count))
+			p = heap.PutUvarint(w, p, uint64(obj.Count))
 		}
 		if t.Status == StatusWaiting || t.Status == StatusNotified {
-			b = heap.AppendUvarint(b, uint64(c.Root(t.WaitObj)))
-			b = heap.AppendUvarint(b, uint64(t.WaitCount))
+			p = heap.PutUvarint(w, p, uint64(c.Root(t.WaitObj)))
+			p = heap.PutUvarint(w, p, uint64(t.WaitCount))
 		}
-		b = heap.AppendUvarint(b, uint64(len(t.Frames)))
+		p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
 		for fi := range t.Frames {
 			f := &t.Frames[fi]
 			end := int32(len(t.Stack))
 			if fi+1 < len(t.Frames) {
 				end = t.Frames[fi+1].Base
 			}
-			b = heap.AppendUvarint(b, uint64(f.Method))
-			b = heap.AppendUvarint(b, uint64(f.PC))
+			p = heap.PutUvarint(w, p, uint64(f.Method))
+			p = heap.PutUvarint(w, p, uint64(f.PC))
 			if m.syncMethod[f.Method] {
-				b = heap.AppendUvarint(b, uint64(c.Root(f.Lock)))
+				p = heap.PutUvarint(w, p, uint64(c.Root(f.Lock)))
 			}
-			b = heap.AppendUvarint(b, uint64(end-f.Base))
+			p = heap.PutUvarint(w, p, uint64(end-f.Base))
 			for _, v := range t.Stack[f.Base:end] {
+				var x uint64
 				if v.Ref {
-					b = heap.AppendUvarint(b, uint64(c.Root(heap.Ref(v.I)))<<2|1)
-					continue
-				}
-				z := uint64(v.I<<1) ^ uint64(v.I>>63)
-				if z < 1<<62 {
-					b = heap.AppendUvarint(b, z<<2)
+					x = uint64(c.Root(heap.Ref(v.I)))<<2 | 1
+				} else if z := uint64(v.I<<1) ^ uint64(v.I>>63); z < 1<<62 {
+					x = z << 2
 				} else {
-					b = append(b, 2)
-					b = heap.AppendUvarint(b, z)
+					w[p] = 2
+					p++
+					x = z
 				}
+				p = heap.PutUvarint(w, p, x)
 			}
 		}
 		if len(t.Pending) > 0 {
-			b = heap.AppendUvarint(b, uint64(len(t.Pending)))
-			for _, p := range t.Pending {
-				b = heap.AppendUvarint(b, uint64(p.Frame))
-				b = append(b, byte(p.Kind))
-				b = heap.AppendUvarint(b, uint64(p.Handler))
-				b = heap.AppendUvarint(b, uint64(c.Root(p.Exc)))
-				b = heap.AppendVarint(b, int64(p.A))
-				b = heap.AppendVarint(b, int64(p.B))
+			p = heap.PutUvarint(w, p, uint64(len(t.Pending)))
+			for _, pd := range t.Pending {
+				p = heap.PutUvarint(w, p, uint64(pd.Frame))
+				w[p] = byte(pd.Kind)
+				p++
+				p = heap.PutUvarint(w, p, uint64(pd.Handler))
+				p = heap.PutUvarint(w, p, uint64(c.Root(pd.Exc)))
+				p = heap.PutVarint(w, p, int64(pd.A))
+				p = heap.PutVarint(w, p, int64(pd.B))
 			}
 		}
 		if split {
-			cuts = append(cuts, int32(len(b)))
+			cuts = append(cuts, int32(p))
 		}
 	}
 	if split {
-		return c.EncodeObjectsSplit(b, &s.Heap, m.layout, len(s.Threads), cuts)
+		return c.EncodeObjectsSplit(w[:p], &s.Heap, m.layout, len(s.Threads), cuts)
 	}
-	return c.EncodeObjects(b, &s.Heap, m.layout, len(s.Threads)), nil
+	return c.EncodeObjects(w[:p], &s.Heap, m.layout, len(s.Threads)), nil
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.
