@@ -238,8 +238,11 @@ type Stats struct {
 	// to explore because of a race (or a cycle).
 	Backtracks int64
 	// With Options.Chain: transitions run from states that were not
-	// stored (each also counts in Transitions).
-	Chained int64
+	// stored (each also counts in Transitions), and how many of them were
+	// a singleton persistent set out of several enabled transitions (the
+	// others were the only transition enabled).
+	Chained        int64
+	ChainedReduced int64
 	// Store is the visited set's memory account and, for the lossy
 	// stores, the estimated probability of a missed state. PeakMemory is
 	// the most memory the Go runtime had mapped when sampled (about every
@@ -674,6 +677,9 @@ func (s *search) runChain() (*vm.Fault, bool) {
 		}
 		s.chain = append(s.chain, c)
 		s.stats.Chained++
+		if cnt > 1 {
+			s.stats.ChainedReduced++
+		}
 		if f := s.run(c); f != nil {
 			return f, cnt > 1
 		}

@@ -291,6 +291,7 @@ type report struct {
 	Reduced       int64       `json:"reduced_states,omitempty"`
 	Chain         bool        `json:"chain"`                         // chains were used (--chain, the default where it applies)
 	Chained       int64       `json:"chained_transitions,omitempty"` // transitions run from states not stored
+	ChainReduced  int64       `json:"chained_reduced,omitempty"`     // of them, singleton persistent sets out of several enabled
 	States        int64       `json:"states"`
 	Transitions   int64       `json:"transitions"`
 	Revisits      int64       `json:"revisits"`
@@ -327,7 +328,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
 		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
-		Reduced: st.Reduced, Chained: st.Chained,
+		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
@@ -431,7 +432,7 @@ func (r *report) print(w io.Writer) {
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
 		if r.Chain {
-			fmt.Fprintf(w, "chain:       %d transitions run from states with a single transition to explore, not stored (--chain)\n", r.Chained)
+			fmt.Fprintf(w, "chain:       %d transitions run from states with a single transition to explore, not stored (%d of them a singleton persistent set, the others the only one enabled)\n", r.Chained, r.ChainReduced)
 		}
 	}
 	if r.Script != nil {

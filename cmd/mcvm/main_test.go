@@ -103,6 +103,13 @@ func TestCheck_json(t *testing.T) {
 	if r["verdict"] != "deadlock" {
 		t.Errorf("verdict = %v, want deadlock", r["verdict"])
 	}
+	// Chains are the default: the transitions run through, and of them
+	// those taken as a singleton persistent set.
+	chained, _ := r["chained_transitions"].(float64)
+	reduced, _ := r["chained_reduced"].(float64)
+	if r["chain"] != true || chained == 0 || reduced == 0 || reduced > chained {
+		t.Errorf("chain = %v, chained_transitions = %v, chained_reduced = %v", r["chain"], r["chained_transitions"], r["chained_reduced"])
+	}
 	trace, _ := r["trace"].([]any)
 	if len(trace) == 0 {
 		t.Fatal("empty trace")
