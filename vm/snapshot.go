@@ -213,6 +213,10 @@ func objWords(s []heap.Object) []int64 {
 
 const objWordsPer = int(unsafe.Sizeof(heap.Object{}) / 8)
 
+// An Object must be a whole number of words (and word-aligned in its
+// slice) for objWords: this fails to compile otherwise.
+var _ [0]struct{} = [unsafe.Sizeof(heap.Object{}) % 8]struct{}{}
+
 func int64Bytes(s []int64) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8)
 }
