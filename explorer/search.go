@@ -195,8 +195,9 @@ type Options struct {
 	// the state. Properties are still checked in every such state. A chain
 	// stops at its MaxChainLoops+1-th backward jump (every cycle of the
 	// state graph has one, so every cycle keeps a stored state for the
-	// proviso) and after MaxChain steps. A chained transition that faults in a reduced state
-	// stores that state and explores it fully, as a stored one would be.
+	// proviso) and after MaxChain steps. A chained transition that faults
+	// in a reduced state stores that state and explores it fully, as a
+	// stored one would be.
 	// Counterexamples list every chained transition.
 	Chain bool
 	// OnTransition, if set, is called after every transition executed, with
@@ -633,8 +634,9 @@ const MaxChain = 1 << 16
 // Every cycle of the state graph jumps backwards, so a chain cannot go
 // round a cycle more than MaxChainLoops times: every cycle keeps a stored
 // state, and the stack proviso sees it closed. Chains used to stop at the
-// first backward jump; passing a few more stores 1.1x-5x fewer states
-// (benchmarks/RESULTS.md) and 8 is where the counts stop falling.
+// first backward jump; passing up to 8 stores 1.0x-2.9x fewer states on
+// the SMALL suite (benchmarks/RESULTS.md), and the counts stop falling at
+// 4-8.
 const MaxChainLoops = 8
 
 // errChainInvariant stands for an invariant violation found (and
