@@ -84,7 +84,12 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	id := int32(len(s.offs))
 	ref := s.put(id, enc)
 	s.table[i] = slot{fp: fp, ref: ref + 1}
-	s.offs = append(s.offs, ref)
+	if c := cap(s.offs); len(s.offs) == c {
+		s.offs = append(s.offs, ref)
+		releaseOld(int64(c) * 8)
+	} else {
+		s.offs = append(s.offs, ref)
+	}
 	if 2*len(s.offs) > len(s.table) {
 		switch {
 		case !s.refuse && memoryCheck(s.limit, int64(len(s.table))*32):
@@ -138,7 +143,9 @@ func (s *Store) grow() {
 		}
 		t[i] = e
 	}
+	old := int64(len(s.table)) * 16
 	s.table = t
+	releaseOld(old)
 }
 
 // Bytes returns the memory the store uses: encodings, per-state index
