@@ -84,11 +84,10 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	id := int32(len(s.offs))
 	ref := s.put(id, enc)
 	s.table[i] = slot{fp: fp, ref: ref + 1}
-	if c := cap(s.offs); len(s.offs) == c {
-		s.offs = append(s.offs, ref)
+	c := cap(s.offs)
+	s.offs = append(s.offs, ref)
+	if cap(s.offs) != c {
 		releaseOld(int64(c) * 8)
-	} else {
-		s.offs = append(s.offs, ref)
 	}
 	if 2*len(s.offs) > len(s.table) {
 		switch {

@@ -133,11 +133,10 @@ type Machine struct {
 	// is at least a snapshot's clock may differ from its copy there.
 	clock uint64
 	canon heap.Canon
-	// shadow and shadowStatics are the heap and statics of the snapshot
-	// shadowAt, the one saved or restored last (see Snapshot).
-	shadow        heap.Heap
-	shadowStatics []int64
-	shadowAt      *Snapshot
+	// shadow holds the heap and statics of the delta snapshot shadowAt,
+	// the one saved or restored last (see Snapshot).
+	shadow   fullCopy
+	shadowAt *Snapshot
 
 	fault    Fault
 	faulted  bool

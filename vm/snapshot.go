@@ -47,10 +47,17 @@ type Snapshot struct {
 	owned   []*threadCopy // the copies this snapshot made, reused by its next Save
 }
 
-// fullCopy is a full snapshot's copy of the heap and statics.
+// fullCopy is a copy of the heap and statics: a full snapshot's, or the
+// machine's shadow.
 type fullCopy struct {
 	heap    heap.Heap
 	statics []int64
+}
+
+// set makes c a copy of h and statics, reusing c's memory.
+func (c *fullCopy) set(h *heap.Heap, statics []int64) {
+	c.heap.CopyFrom(h)
+	c.statics = append(c.statics[:0], statics...)
 }
 
 // undo turns a snapshot's heap and statics back into its parent's: set
@@ -82,8 +89,7 @@ func (m *Machine) Save(s, parent *Snapshot) {
 		s.keep = new(fullCopy)
 	}
 	s.full, s.parent = s.keep, nil
-	s.full.heap.CopyFrom(&st.Heap)
-	s.full.statics = append(s.full.statics[:0], st.Statics...)
+	s.full.set(&st.Heap, st.Statics)
 	m.saveThreads(s, parent)
 }
 
@@ -96,12 +102,13 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 	m.rollback(parent)
 	s.full, s.parent = nil, parent
 	u := &s.undo
-	u.objs, u.data, u.statics = int32(len(m.shadow.Objs)), int32(len(m.shadow.Data)), int32(len(m.shadowStatics))
-	u.ent, m.shadow.Objs = diffObjs(st.Heap.Objs, m.shadow.Objs, u.ent[:0])
+	sh := &m.shadow
+	u.objs, u.data, u.statics = int32(len(sh.heap.Objs)), int32(len(sh.heap.Data)), int32(len(sh.statics))
+	u.ent, sh.heap.Objs = diffObjs(st.Heap.Objs, sh.heap.Objs, u.ent[:0])
 	u.nObj = int32(len(u.ent) / 2)
-	u.ent, m.shadow.Data = diffInts(st.Heap.Data, m.shadow.Data, u.ent)
+	u.ent, sh.heap.Data = diffInts(st.Heap.Data, sh.heap.Data, u.ent)
 	u.nData = int32(len(u.ent)/2) - u.nObj
-	u.ent, m.shadowStatics = diffInts(st.Statics, m.shadowStatics, u.ent)
+	u.ent, sh.statics = diffInts(st.Statics, sh.statics, u.ent)
 	m.shadowAt = s
 	m.saveThreads(s, parent)
 }
@@ -136,14 +143,13 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 func (m *Machine) Restore(s *Snapshot) {
 	m.version++
 	st := &m.S
-	if s.full != nil {
-		st.Heap.CopyFrom(&s.full.heap)
-		st.Statics = append(st.Statics[:0], s.full.statics...)
-	} else {
+	src := s.full
+	if src == nil {
 		m.rollback(s)
-		st.Heap.CopyFrom(&m.shadow)
-		st.Statics = append(st.Statics[:0], m.shadowStatics...)
+		src = &m.shadow
 	}
+	st.Heap.CopyFrom(&src.heap)
+	st.Statics = append(st.Statics[:0], src.statics...)
 	n := len(s.threads)
 	for len(m.pool) < n {
 		m.pool = append(m.pool, &Thread{})
@@ -179,11 +185,11 @@ func (m *Machine) Restore(s *Snapshot) {
 // it was.
 func (m *Machine) rollback(s *Snapshot) {
 	for m.shadowAt != s && m.shadowAt != nil && m.shadowAt.full == nil {
-		u := &m.shadowAt.undo
+		u, sh := &m.shadowAt.undo, &m.shadow
 		o, d := 2*int(u.nObj), 2*int(u.nObj+u.nData)
-		m.shadow.Objs = undoObjs(m.shadow.Objs, int(u.objs), u.ent[:o])
-		m.shadow.Data = undoInts(m.shadow.Data, int(u.data), u.ent[o:d])
-		m.shadowStatics = undoInts(m.shadowStatics, int(u.statics), u.ent[d:])
+		sh.heap.Objs = undoObjs(sh.heap.Objs, int(u.objs), u.ent[:o])
+		sh.heap.Data = undoInts(sh.heap.Data, int(u.data), u.ent[o:d])
+		sh.statics = undoInts(sh.statics, int(u.statics), u.ent[d:])
 		m.shadowAt = m.shadowAt.parent
 	}
 	if m.shadowAt == s {
@@ -192,8 +198,7 @@ func (m *Machine) rollback(s *Snapshot) {
 	if s.full == nil {
 		panic("vm: a delta snapshot restored or used as a parent is not on the path of deltas from the last one")
 	}
-	m.shadow.CopyFrom(&s.full.heap)
-	m.shadowStatics = append(m.shadowStatics[:0], s.full.statics...)
+	m.shadow.set(&s.full.heap, s.full.statics)
 	m.shadowAt = s
 }
 
@@ -240,26 +245,29 @@ func diffWords(act, sh []int64, ent []int64) []int64 {
 	return ent
 }
 
+// diffTail is diffWords for sh as long as act or longer: it also records
+// the words of sh beyond act's end, which a shorter state drops.
+func diffTail(act, sh []int64, ent []int64) []int64 {
+	ent = diffWords(act, sh[:len(act)], ent)
+	for i := len(act); i < len(sh); i++ {
+		ent = append(ent, int64(i), sh[i])
+	}
+	return ent
+}
+
 // diffInts appends to ent the (index, old value) pairs of the values of sh
 // that differ from act (or lie beyond its end) and returns it with sh made
 // equal to act.
 func diffInts(act, sh []int64, ent []int64) ([]int64, []int64) {
 	n := min(len(act), len(sh))
-	ent = diffWords(act[:n], sh[:n], ent)
-	for i := n; i < len(sh); i++ {
-		ent = append(ent, int64(i), sh[i])
-	}
+	ent = diffTail(act[:n], sh, ent)
 	return ent, append(sh[:n], act[n:]...)
 }
 
 // diffObjs is diffInts for object headers, by words (see objWords).
 func diffObjs(act, sh []heap.Object, ent []int64) ([]int64, []heap.Object) {
 	n := min(len(act), len(sh))
-	ent = diffWords(objWords(act[:n]), objWords(sh[:n]), ent)
-	w := objWords(sh)
-	for i := n * objWordsPer; i < len(w); i++ {
-		ent = append(ent, int64(i), w[i])
-	}
+	ent = diffTail(objWords(act[:n]), objWords(sh), ent)
 	return ent, append(sh[:n], act[n:]...)
 }
 
@@ -272,9 +280,7 @@ func undoInts(sh []int64, n int, ent []int64) []int64 {
 	} else {
 		sh = append(sh, make([]int64, n-len(sh))...)
 	}
-	for k := 0; k < len(ent); k += 2 {
-		sh[ent[k]] = ent[k+1]
-	}
+	undoWords(sh, ent)
 	return sh
 }
 
@@ -285,9 +291,13 @@ func undoObjs(sh []heap.Object, n int, ent []int64) []heap.Object {
 	} else {
 		sh = append(sh, make([]heap.Object, n-len(sh))...)
 	}
-	w := objWords(sh)
+	undoWords(objWords(sh), ent)
+	return sh
+}
+
+// undoWords writes the (index, old value) pairs of ent into w.
+func undoWords(w []int64, ent []int64) {
 	for k := 0; k < len(ent); k += 2 {
 		w[ent[k]] = ent[k+1]
 	}
-	return sh
 }
