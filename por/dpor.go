@@ -605,21 +605,7 @@ func coEnabled(a, b vm.Footprint, ta int32) bool {
 }
 
 // visibleWrite reports whether fp writes something an invariant reads.
-func (d *Dynamic) visibleWrite(fp vm.Footprint) bool {
-	if !fp.Write || len(d.red.prog.Invariants) == 0 {
-		return false
-	}
-	r := d.red
-	switch fp.Kind {
-	case vm.FootField:
-		return has(r.invRead, int(fp.Index)) || has(r.invRead, 2*r.nent+int(fp.Index))
-	case vm.FootStatic:
-		return has(r.invRead, len(r.prog.Fields)+int(fp.Index))
-	case vm.FootElem:
-		return has(r.invRead, r.nent-1)
-	}
-	return false
-}
+func (d *Dynamic) visibleWrite(fp vm.Footprint) bool { return d.red.visibleWrite(fp) }
 
 // dependent is the dependency relation between two footprints: the same
 // location, one of them writing (monitor operations always conflict). Two

@@ -466,6 +466,38 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	return true
 }
 
+// visibleWrite reports whether fp writes something an invariant reads
+// (without the static analysis, as in mode escape alone, every write is
+// taken to be one when the program has invariants).
+func (r *Reducer) visibleWrite(fp vm.Footprint) bool {
+	if !fp.Write || len(r.prog.Invariants) == 0 {
+		return false
+	}
+	if r.invRead == nil {
+		return true
+	}
+	switch fp.Kind {
+	case vm.FootField:
+		return has(r.invRead, int(fp.Index)) || has(r.invRead, 2*r.nent+int(fp.Index))
+	case vm.FootStatic:
+		return has(r.invRead, len(r.prog.Fields)+int(fp.Index))
+	case vm.FootElem:
+		return has(r.invRead, r.nent-1)
+	}
+	return false
+}
+
+// Dependent implements explorer.Sleeper: whether the next transitions of
+// two different threads, with footprints a and b (vm.Machine.NextFootprint
+// in the same state), may fail to commute. They do when they touch the
+// same location and one writes, operate on the same monitor or thread
+// status, when one's footprint is unknown, and when both write what the
+// invariants read (so that sleep sets do not hide an order the invariants
+// could tell apart: the same relation as dynamic reduction's).
+func (r *Reducer) Dependent(a, b vm.Footprint) bool {
+	return dependent(a, r.visibleWrite(a), b, r.visibleWrite(b))
+}
+
 // heldIndependent: thread t accesses field f of an object whose monitor it
 // holds. Other threads' guarded accesses to f need the monitor of the
 // object they touch, so they cannot touch this one before t releases it;
