@@ -61,6 +61,7 @@ type StoreAccount struct {
 	TableBytes  int64
 	RecordBytes int64 // exact: the encodings and their headers; collapse: the index vectors and their headers
 	IndexBytes  int64 // exact, collapse: id -> record
+	SleepBytes  int64 // with sleep sets: each state's sleep set
 	// Pools are collapse's component pools, by kind (statics, threads,
 	// objects); their bytes are part of Bytes.
 	Pools []PoolAccount

@@ -3,6 +3,7 @@
 package explorer
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"runtime/metrics"
 	"time"
@@ -99,6 +100,14 @@ type Scheduler = interface {
 	Schedule(level int, thread int32)
 	// ScheduleAll makes level explore all its enabled transitions.
 	ScheduleAll(level int)
+}
+
+// Sleeper decides when a transition stays asleep (Options.Sleep): whether
+// the next transitions of two different threads, whose footprints
+// (vm.Machine.NextFootprint) are a and b in the same state, may not
+// commute. por.Reducer implements it.
+type Sleeper interface {
+	Dependent(a, b vm.Footprint) bool
 }
 
 // Proviso is the cycle condition that keeps partial-order reduction from
@@ -200,6 +209,22 @@ type Options struct {
 	// stored one would be.
 	// Counterexamples list every chained transition.
 	Chain bool
+	// Sleep adds sleep sets (Godefroid) where Chain would apply (whether
+	// or not it is set) and the store is exact (exact or collapse), with a
+	// Reducer that implements Sleeper: after a state's transition of thread
+	// p has been explored, p sleeps in the states its later siblings reach
+	// until a transition dependent with p's runs, and a sleeping thread's
+	// transitions are not explored (the states they lead to are reached
+	// the other way round). Each stored state keeps the sleep set it was
+	// explored with; a revisit with a smaller one explores the transitions
+	// that were asleep then and are awake now. Fewer transitions, the same
+	// states reached, errors and end states. With Continue on a program
+	// with invariants, a state that violates one is not expanded, so what a
+	// sleeping transition would reach from it is reached neither way round:
+	// a transition whose subtree may hold such a state (it reached one, a
+	// state whose own subtree did, or a state still on the stack) does not
+	// put its thread to sleep.
+	Sleep bool
 	// OnTransition, if set, is called after every transition executed, with
 	// the state it left, the transition, the method and pc of the
 	// instruction that began it, and the state it reached (-1 when the
@@ -244,6 +269,11 @@ type Stats struct {
 	// others were the only transition enabled).
 	Chained        int64
 	ChainedReduced int64
+	// With Options.Sleep: transitions not explored because their thread
+	// was asleep, and revisits that woke transitions asleep when the state
+	// was first explored, which were then explored from it.
+	Slept int64
+	Woken int64
 	// Store is the visited set's memory account and, for the lossy
 	// stores, the estimated probability of a missed state. PeakMemory is
 	// the most memory the Go runtime had mapped when sampled (about every
@@ -300,7 +330,12 @@ func Search(m *vm.Machine, opts Options) *Result {
 	if s.proviso == ProvisoStack && opts.Order != DFS {
 		s.proviso = ProvisoDuplicate
 	}
-	s.chaining = opts.Chain && opts.Reducer != nil && opts.Dynamic == nil && opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
+	chainable := opts.Reducer != nil && opts.Dynamic == nil && opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
+	s.chaining = opts.Chain && chainable
+	if sl, ok := opts.Reducer.(Sleeper); ok && opts.Sleep && chainable && s.exact != nil {
+		s.sleeping, s.sleeper = true, sl
+		s.tainting = opts.Continue && len(m.Program().Invariants) > 0
+	}
 	if s.opts.ProgressEvery <= 0 {
 		s.opts.ProgressEvery = 5 * time.Second
 	}
@@ -313,6 +348,10 @@ func Search(m *vm.Machine, opts Options) *Result {
 	}
 	s.stats.States = int64(s.store.size())
 	s.stats.Store = s.store.account()
+	if s.sleeping {
+		s.stats.Store.SleepBytes = int64(cap(s.sleepOf)) * 8
+		s.stats.Store.Bytes += s.stats.Store.SleepBytes
+	}
 	s.stats.StoreBytes = s.stats.Store.Bytes
 	s.stats.Elapsed = time.Since(s.start)
 	s.samplePeak()
@@ -378,6 +417,14 @@ type search struct {
 	// the DFS stack's current transitions (see frame.cs).
 	chaining bool
 	chain    []vm.Trans
+	// sleeping: Options.Sleep applies; sleepOf: each stored state's sleep
+	// set (threads, bit i for thread i < 64; threads from 64 on never
+	// sleep); sleepFP: scratch, the footprints of the candidate sleepers.
+	sleeping bool
+	tainting bool // sleep sets with Continue and invariants (see Options.Sleep, taintBit)
+	sleeper  Sleeper
+	sleepOf  []uint64
+	sleepFP  [64]vm.Footprint
 	onStack  []uint64 // DFS with ProvisoStack: states on the stack
 	sticky   bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
 	faulted  bool     // BFS: a transition of the reduced set faulted
@@ -650,13 +697,16 @@ var errChainInvariant = &vm.Fault{}
 // it does not store. It returns the fault of a chained transition, if one
 // faulted, and whether the state it left was reduced (a singleton
 // persistent set out of more enabled transitions); an invariant violation
-// is returned as errChainInvariant, already recorded.
-func (s *search) runChain() (*vm.Fault, bool) {
+// is returned as errChainInvariant, already recorded. With sleep sets, z
+// is the sleep set of the state reached, kept up to date along the chain;
+// a state whose single transition is asleep ends the chain with slept set
+// (nothing is explored from it, and it is not stored).
+func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 	loops := 0
 	for k := 0; k < MaxChain; k++ {
 		if s.m.BackJump() {
 			if loops == MaxChainLoops {
-				return nil, false
+				return nil, false, false
 			}
 			loops++
 		}
@@ -669,24 +719,127 @@ func (s *search) runChain() (*vm.Fault, bool) {
 		}
 		if n != 1 {
 			s.trans = s.trans[:n0]
-			return nil, false
+			return nil, false, false
 		}
 		c := s.trans[n0]
 		s.trans = s.trans[:n0]
 		if f := s.m.CheckInvariants(); f != nil {
 			s.record(f, -1, nil)
-			return errChainInvariant, false
+			return errChainInvariant, false, false
+		}
+		if cnt == 1 && *z&threadBit(c.Thread) != 0 {
+			// (Not in a reduced state: see dfs.)
+			s.stats.Slept++
+			return nil, false, true
 		}
 		s.chain = append(s.chain, c)
 		s.stats.Chained++
 		if cnt > 1 {
 			s.stats.ChainedReduced++
 		}
+		if *z == 0 {
+			if f := s.run(c); f != nil {
+				return f, cnt > 1, false
+			}
+			continue
+		}
+		fc, nt := s.m.NextFootprint(c.Thread), s.m.NumThreads()
 		if f := s.run(c); f != nil {
-			return f, cnt > 1
+			return f, cnt > 1, false
+		}
+		*z = s.stillAsleep(*z, fc, nt)
+	}
+	return nil, false, false
+}
+
+// threadBit is thread t's bit in a sleep set (none from thread 63 on).
+func threadBit(t int32) uint64 {
+	if t < 0 || t >= 63 {
+		return 0
+	}
+	return 1 << t
+}
+
+// taintBit marks, in a state's stored sleep set, a state whose subtree as
+// explored holds a state that was not expanded (it violates an
+// invariant, with Options.Continue): a transition that reaches it must
+// not put its thread to sleep.
+const taintBit = 1 << 63
+
+// sleepers records, for the threads of cand, their next transitions'
+// footprints in the machine's state (see stillAsleep).
+func (s *search) sleepers(cand uint64) {
+	for b := cand; b != 0; b &= b - 1 {
+		p := int32(bits.TrailingZeros64(b))
+		s.sleepFP[p] = s.m.NextFootprint(p)
+	}
+}
+
+// stillAsleep returns the threads of z (whose footprints sleepers
+// recorded) that stay asleep after a transition with footprint fc, taken
+// when the machine had nt threads: those independent of it. A transition
+// that created a thread wakes everyone: two creations in either order
+// number the new threads differently, and NextFootprint does not show a
+// creation (newthread is not a scheduling point).
+func (s *search) stillAsleep(z uint64, fc vm.Footprint, nt int) uint64 {
+	if s.m.NumThreads() != nt {
+		return 0
+	}
+	for b := z; b != 0; b &= b - 1 {
+		p := bits.TrailingZeros64(b)
+		if s.sleeper.Dependent(s.sleepFP[p], fc) {
+			z &^= 1 << p
 		}
 	}
-	return nil, false
+	return z
+}
+
+// setSleep records new state id's sleep set.
+func (s *search) setSleep(id int32, z uint64) {
+	for int(id) >= len(s.sleepOf) {
+		s.sleepOf = append(s.sleepOf, 0)
+	}
+	s.sleepOf[id] = z
+}
+
+// wake handles a revisit of state id with sleep set z: the transitions of
+// the threads asleep when it was stored (or last woken) but awake now were
+// not explored from it, so they are explored now, from a frame of their
+// own (on top of the state's own frame if it is still on the stack), with
+// the threads asleep both times asleep (Godefroid's sleep sets with state
+// matching). The machine holds state id.
+func (s *search) wake(id int32, z uint64) {
+	h := s.sleepOf[id]
+	w := h &^ z &^ taintBit
+	if w == 0 {
+		return
+	}
+	s.sleepOf[id] = h & (z | taintBit)
+	start := len(s.trans)
+	s.trans = s.m.Enabled(s.trans)
+	k := start
+	for _, tr := range s.trans[start:] {
+		if threadBit(tr.Thread)&w != 0 {
+			s.trans[k] = tr
+			k++
+		}
+	}
+	s.trans = s.trans[:k]
+	if k == start {
+		return
+	}
+	s.stats.Woken++
+	if depth := len(s.stack); depth > s.stats.MaxDepth {
+		s.stats.MaxDepth = depth
+	}
+	again := s.isOnStack(id)
+	s.shuffleRange(start, k)
+	s.loaded = id
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(k), full: int32(k), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), sleep: h & z &^ taintBit, cur: -1, again: again})
+	if !again {
+		s.setOnStack(id, s.lastFP, true)
+	}
+	s.snapshot()
 }
 
 // materialise handles a chained transition that faulted in a reduced
@@ -710,8 +863,15 @@ func (s *search) materialise(tr vm.Trans) {
 	nid, isNew := s.visit()
 	if !isNew {
 		// Stored already: explored (or being explored) as a stored state,
-		// whose faulting transition expands it fully.
+		// whose faulting transition expands it fully. With sleep sets,
+		// whatever was asleep there is woken.
+		if s.sleeping {
+			s.wake(nid, 0)
+		}
 		return
+	}
+	if s.sleeping {
+		s.setSleep(nid, 0)
 	}
 	start, ok := s.checkNew(nid)
 	if !ok {
@@ -756,6 +916,19 @@ type frame struct {
 	next       int32
 	anyNew     bool  // some transition explored so far reached a new state
 	cs         int32 // with Options.Chain: its current transition's chained ones are s.chain[cs:] (up to the next frame's cs)
+	// With sleep sets: the threads asleep here (not explored), and the
+	// threads all of whose transitions here have been explored (asleep in
+	// the states their later siblings reach, see stillAsleep). again: a
+	// frame that explores woken transitions of a state whose own frame is
+	// below it on the stack (it leaves the state marked as on the stack).
+	// cur is the thread of the transition being explored (-1: none), and
+	// curTaint says its subtree may hold a state not expanded; awake are
+	// the threads with such a transition here (they never sleep), taint
+	// says this state's subtree may hold one (see Options.Sleep).
+	sleep, done, awake uint64
+	cur                int32
+	curTaint, taint    bool
+	again              bool
 }
 
 // expandFully makes a reduced DFS level explore all its transitions, as
@@ -790,7 +963,7 @@ func (s *search) push(id int32, start int) {
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain))})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), cur: -1})
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
 }
@@ -803,6 +976,9 @@ func (s *search) dfs() {
 		s.opts.Dynamic.Start(s)
 	}
 	id, _ := s.visit()
+	if s.sleeping {
+		s.setSleep(id, 0)
+	}
 	if !s.check(id) {
 		return
 	}
@@ -812,6 +988,9 @@ func (s *search) dfs() {
 			return
 		}
 		top := &s.stack[len(s.stack)-1]
+		if s.sleeping && top.cur >= 0 {
+			s.settle(top)
+		}
 		if top.next == top.end && top.end < top.full && s.proviso == ProvisoDuplicate && !top.anyNew {
 			s.expandFully(top)
 		}
@@ -819,7 +998,15 @@ func (s *search) dfs() {
 			if s.opts.OnBacktrack != nil {
 				s.opts.OnBacktrack(top.id)
 			}
-			s.setOnStack(top.id, top.fp, false)
+			if !top.again {
+				s.setOnStack(top.id, top.fp, false)
+			}
+			if top.taint {
+				s.sleepOf[top.id] |= taintBit
+				if len(s.stack) > 1 {
+					s.stack[len(s.stack)-2].curTaint = true
+				}
+			}
 			if top.deep >= 0 {
 				s.deep = s.deep[:top.deep]
 			}
@@ -829,12 +1016,37 @@ func (s *search) dfs() {
 		}
 		tr := s.trans[top.next]
 		top.next++
+		var z uint64 // with sleep sets, that of the state tr leads to
+		var fc vm.Footprint
+		nt := 0
+		if s.sleeping && top.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
+			// Only a fully expanded state leaves out sleeping threads: a
+			// reduced one explores its whole persistent set, so that a
+			// cycle it lies on is seen by the stack proviso (a persistent
+			// set all asleep would otherwise hide the cycle, and with it
+			// the transitions the proviso must add).
+			s.stats.Slept++
+			continue
+		}
 		s.load(top)
 		s.chain = s.chain[:top.cs]
 		if s.opts.Dynamic != nil {
 			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
 		}
-		if f := s.step(top.id, tr); f != nil {
+		if s.sleeping {
+			top.cur = tr.Thread
+			z = (top.sleep | top.done) &^ threadBit(tr.Thread)
+			if z != 0 {
+				s.sleepers(z)
+				fc = s.m.NextFootprint(tr.Thread)
+			}
+			nt = s.m.NumThreads()
+		}
+		f := s.step(top.id, tr)
+		if z != 0 && f == nil {
+			z = s.stillAsleep(z, fc, nt)
+		}
+		if f != nil {
 			s.transition(top.id, tr, -1, false)
 			s.record(f, -1, nil)
 			if top.end < top.full {
@@ -849,13 +1061,19 @@ func (s *search) dfs() {
 			continue
 		}
 		if s.chaining {
-			if f, reduced := s.runChain(); f != nil {
+			f, reduced, slept := s.runChain(&z)
+			if slept {
+				continue
+			}
+			if f != nil {
 				if f == errChainInvariant {
+					s.taint() // a state of the chain violates an invariant
 					continue
 				}
 				s.transition(top.id, tr, -1, false)
 				s.record(f, -1, nil)
 				if reduced {
+					s.taint()
 					s.materialise(tr)
 				}
 				continue
@@ -883,10 +1101,22 @@ func (s *search) dfs() {
 		}
 		if !isNew {
 			s.stats.Revisits++
+			if s.sleeping {
+				if s.sleepOf[nid]&taintBit != 0 || s.isOnStack(nid) {
+					// What it leads to may hold a state not expanded (one
+					// on the stack: not known yet).
+					s.taint()
+				}
+				s.wake(nid, z)
+			}
 			continue
+		}
+		if s.sleeping {
+			s.setSleep(nid, taintBit) // an error state is not expanded, now or later
 		}
 		start, ok := s.checkNew(nid)
 		if !ok {
+			s.taint()
 			continue
 		}
 		if depth := len(s.stack); s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
@@ -897,6 +1127,40 @@ func (s *search) dfs() {
 			continue
 		}
 		s.push(nid, int(start))
+		if s.sleeping {
+			s.setSleep(nid, z)
+			s.stack[len(s.stack)-1].sleep = z
+		}
+	}
+}
+
+// settle notes, with sleep sets, that the transition of thread top.cur
+// has been explored, its subtree included: the thread sleeps in the states
+// top's later transitions reach once none of its transitions remain to
+// explore here, unless one of them had a subtree with a state not
+// expanded.
+func (s *search) settle(top *frame) {
+	b := threadBit(top.cur)
+	if top.curTaint {
+		top.awake |= b
+		top.taint = true
+		top.curTaint = false
+	}
+	for _, u := range s.trans[top.next:top.end] {
+		if u.Thread == top.cur {
+			top.cur = -1
+			return
+		}
+	}
+	top.done |= b &^ top.awake
+	top.cur = -1
+}
+
+// taint notes that the top frame's current transition may lead to a state
+// not expanded (with Options.Sleep, Continue and invariants).
+func (s *search) taint() {
+	if s.tainting {
+		s.stack[len(s.stack)-1].curTaint = true
 	}
 }
 

@@ -35,25 +35,30 @@ type config struct {
 	proviso explorer.Proviso
 	storage explorer.Storage
 	chain   bool
+	sleep   bool
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain)
+	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v/sleep=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain, c.sleep)
 }
 
 // configs are the reduced searches compared with the unreduced one.
 var configs = []config{
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
-	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false},
-	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false},
-	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false},
-	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false},
-	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
+	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false, false},
+	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
+	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true},
 }
 
 func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome {
@@ -63,7 +68,7 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 		t.Fatal(err)
 	}
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
-	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso, Chain: c.chain,
+	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso, Chain: c.chain, Sleep: c.sleep,
 		Storage: c.storage, BitstateBits: 26,
 		OnError: func(f *vm.Fault, fp uint64) {
 			if f.Kind == vm.FaultDeadlock {
@@ -123,7 +128,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d does not assemble: %v\n%s", g.name, seed, err, src)
 			}
-			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false}, 200000)
+			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false}, 200000)
 			if full.limit {
 				continue
 			}
@@ -133,7 +138,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			}
 			for _, c := range configs {
 				red := explore(t, p, c, 0)
-				if c.mode == por.All && c.order == explorer.DFS && c.proviso == explorer.ProvisoAuto && !c.chain {
+				if c.mode == por.All && c.order == explorer.DFS && c.proviso == explorer.ProvisoAuto && !c.chain && !c.sleep {
 					statesNone += full.stats.States
 					statesAll += red.stats.States
 					if red.stats.States < full.stats.States {
@@ -202,7 +207,7 @@ func TestModels_sameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false}, 600000)
+		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false}, 600000)
 		if full.limit {
 			t.Errorf("%s: too large to compare", path)
 			continue
@@ -218,7 +223,7 @@ func TestModels_sameVerdicts(t *testing.T) {
 				t.Errorf("%s, %s: errors %v, %d end states; unreduced %v, %d", filepath.Base(path), c,
 					slices.Sorted(maps.Keys(red.errors)), len(red.ends), slices.Sorted(maps.Keys(full.errors)), len(full.ends))
 			}
-			if c.mode != por.All || c.proviso != explorer.ProvisoAuto {
+			if c.mode != por.All || c.proviso != explorer.ProvisoAuto || c.sleep {
 				continue
 			}
 			// The lossy stores under reduction (the stack proviso finds
@@ -267,7 +272,8 @@ func smallDefines(t *testing.T, src string) map[string]int64 {
 // chaining (Options.Chain: states with a single transition to explore are
 // not stored) lists every transition, chained ones included: it replays to
 // the same kind of violation, on generated programs of the three
-// generators.
+// generators; with and without sleep sets (whose revisits push a second
+// frame for a state).
 func TestChain_counterexamplesReplay(t *testing.T) {
 	n := genCount(t, 60)
 	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
@@ -282,19 +288,131 @@ func TestChain_counterexamplesReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := explorer.Search(m, explorer.Options{Reducer: por.New(p, por.All), Chain: true, MaxStates: 200000})
-			if res.Fault == nil {
-				continue
+			for _, sleep := range []bool{false, true} {
+				res := explorer.Search(m, explorer.Options{Reducer: por.New(p, por.All), Chain: true, Sleep: sleep, MaxStates: 200000})
+				if res.Fault == nil {
+					continue
+				}
+				_, f, err := explorer.Replay(m, res.Path)
+				if err != nil || f == nil || f.Kind != res.Fault.Kind {
+					t.Errorf("seed %d, sleep %v: the counterexample (%d transitions) of a %s does not replay: %v %v", seed, sleep, len(res.Path), res.Fault.Kind, f, err)
+				}
+				replayed++
 			}
-			_, f, err := explorer.Replay(m, res.Path)
-			if err != nil || f == nil || f.Kind != res.Fault.Kind {
-				t.Errorf("seed %d: the counterexample (%d transitions) of a %s does not replay: %v %v", seed, len(res.Path), res.Fault.Kind, f, err)
-			}
-			replayed++
 		}
 	}
 	if replayed < n {
 		t.Errorf("only %d counterexamples replayed", replayed)
 	}
 	t.Logf("%d counterexamples replayed", replayed)
+}
+
+// withoutInvariants returns p without its invariants.
+func withoutInvariants(p *bytecode.Program) *bytecode.Program {
+	q := *p
+	q.Invariants = nil
+	return &q
+}
+
+// noReduction is a Reducer that never reduces but tells dependency as
+// por.Reducer does: with it, sleep sets are the only reduction.
+type noReduction struct{ *por.Reducer }
+
+func (noReduction) Ample(m *vm.Machine, trans []vm.Trans) int { return len(trans) }
+
+// TestSleep_visitsEveryState checks sleep sets on their own, on generated
+// programs of the three generators, the reduction's regression programs
+// and the conformance programs, each with and without its invariants:
+// they may leave out transitions but never a state, so the search with
+// them must store exactly the states of the unreduced search and find the
+// same errors (invariant violations and deadlocks by the fingerprint of
+// their state), in fewer transitions. With invariants this checks that a
+// transition whose subtree holds a violating state, which is not
+// expanded, keeps its thread awake (Options.Sleep). Revisits that wake
+// sleeping transitions must happen. With the default reduction and
+// chains, a search that stops at the first error must find one exactly
+// when the unreduced search does.
+func TestSleep_visitsEveryState(t *testing.T) {
+	n := genCount(t, 60)
+	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
+	var srcs []string
+	for _, g := range []func(uint64) string{progen.GeneratePOR, progen.Generate, handlers} {
+		for seed := uint64(1); seed <= uint64(n); seed++ {
+			srcs = append(srcs, g(seed))
+		}
+	}
+	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
+	regress, _ := filepath.Glob("testdata/*.mcasm")
+	for _, path := range append(regress, conf...) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, string(b))
+	}
+	var slept, woken, transFull, transSleep int64
+	compared, withInvariants := 0, 0
+	for i, src := range srcs {
+		withInv, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func(p *bytecode.Program, sleep bool) (map[uint64]bool, map[string]bool, *explorer.Result) {
+			m, err := vm.New(p, vm.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			states, errs := map[uint64]bool{}, map[string]bool{}
+			opts := explorer.Options{Continue: true, MaxStates: 200000,
+				OnState: func(_ int32, fp uint64) { states[fp] = true },
+				OnError: func(f *vm.Fault, fp uint64) { errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true },
+			}
+			if sleep {
+				opts.Reducer, opts.Sleep = noReduction{por.New(p, por.Ample)}, true
+			}
+			return states, errs, explorer.Search(m, opts)
+		}
+		progs := []*bytecode.Program{withoutInvariants(withInv)}
+		if len(withInv.Invariants) > 0 {
+			progs = append(progs, withInv)
+		}
+		for _, p := range progs {
+			full, fullErrs, fr := run(p, false)
+			if fr.Limit != "" {
+				continue
+			}
+			compared++
+			if len(p.Invariants) > 0 {
+				withInvariants++
+			}
+			got, gotErrs, sr := run(p, true)
+			if !maps.Equal(full, got) || !maps.Equal(fullErrs, gotErrs) {
+				t.Errorf("program %d (%d invariants): with sleep sets %d states and errors %v; without %d and %v\n%s", i, len(p.Invariants), len(got),
+					slices.Sorted(maps.Keys(gotErrs)), len(full), slices.Sorted(maps.Keys(fullErrs)), src)
+			}
+			slept += sr.Stats.Slept
+			woken += sr.Stats.Woken
+			transFull += fr.Stats.Transitions
+			transSleep += sr.Stats.Transitions
+		}
+		first := func(sleep bool) bool {
+			m, err := vm.New(withInv, por.All.VMOptions(vm.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := explorer.Options{Reducer: por.New(withInv, por.All), Chain: true, Sleep: sleep, MaxStates: 200000}
+			return explorer.Search(m, opts).Fault != nil
+		}
+		if a, b := first(false), first(true); a != b {
+			t.Errorf("program %d: stopping at the first error, found one without sleep sets: %v, with: %v\n%s", i, a, b, src)
+		}
+	}
+	if compared < len(srcs)*3/4 || withInvariants < len(srcs)/8 {
+		t.Errorf("only %d searches of %d programs were small enough to compare (%d with invariants)", compared, len(srcs), withInvariants)
+	}
+	if slept == 0 || woken == 0 || transSleep >= transFull {
+		t.Errorf("sleep sets did not work: %d transitions asleep, %d revisits woke some, %d transitions against %d", slept, woken, transSleep, transFull)
+	}
+	t.Logf("%d searches (%d with invariants): %d transitions with sleep sets, %d without (%.2fx); %d left asleep, %d revisits woke transitions",
+		compared, withInvariants, transSleep, transFull, float64(transFull)/float64(max(transSleep, 1)), slept, woken)
 }
