@@ -56,6 +56,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	bitstate := fs.Int("bitstate", 0, "per model run: bitstate hashing in 2^`BITS` bits (as for check; 0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, "per model run: the exact store with collapse compression (as for check)")
 	chain := fs.Bool("chain", true, "per model run: do not store states with a single transition to explore, where the mode allows (as for check; --chain=false stores them)")
+	sleep := fs.Bool("sleep", true, "per model run: sleep sets, where they apply (as for check; --sleep=false turns them off)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
@@ -63,6 +64,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	var storeArgs []string
 	if !*chain {
 		storeArgs = append(storeArgs, "--chain=false")
+	}
+	if !*sleep {
+		storeArgs = append(storeArgs, "--sleep=false")
 	}
 	if *hashCompact {
 		storeArgs = append(storeArgs, "--hash-compact")

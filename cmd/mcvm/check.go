@@ -160,6 +160,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		rep.Proviso = sf.proviso.Resolve(opts.Order).String()
 	}
 	rep.Chain = opts.Chain
+	rep.Sleep = opts.Sleep
 	if *sf.jsonOut {
 		writeJSON(stdout, rep)
 	} else {
@@ -292,6 +293,9 @@ type report struct {
 	Chain         bool        `json:"chain"`                         // chains were used (--chain, the default where it applies)
 	Chained       int64       `json:"chained_transitions,omitempty"` // transitions run from states not stored
 	ChainReduced  int64       `json:"chained_reduced,omitempty"`     // of them, singleton persistent sets out of several enabled
+	Sleep         bool        `json:"sleep"`                         // sleep sets were used (--sleep, the default where it applies)
+	Slept         int64       `json:"slept_transitions,omitempty"`   // transitions not explored: their thread was asleep
+	Woken         int64       `json:"woken_revisits,omitempty"`      // revisits that explored transitions asleep before
 	States        int64       `json:"states"`
 	Transitions   int64       `json:"transitions"`
 	Revisits      int64       `json:"revisits"`
@@ -328,14 +332,14 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
 		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
-		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced,
+		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced, Slept: st.Slept, Woken: st.Woken,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
 	}
 	a := st.Store
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
-		RecordBytes: a.RecordBytes, IndexBytes: a.IndexBytes, PeakGoBytes: st.PeakMemory, PeakRSSBytes: peakRSS(),
+		RecordBytes: a.RecordBytes, IndexBytes: a.IndexBytes, SleepBytes: a.SleepBytes, PeakGoBytes: st.PeakMemory, PeakRSSBytes: peakRSS(),
 		MissProbability: a.MissProbability, ExpectedMissed: a.ExpectedMissed}
 	for _, p := range a.Pools {
 		r.Memory.Pools = append(r.Memory.Pools, pool{Kind: p.Kind, Components: p.Components, Bytes: p.Bytes})
@@ -422,6 +426,9 @@ func (r *report) print(w io.Writer) {
 				fmt.Fprintf(w, " %s %d (%.1f MiB)", p.Kind, p.Components, mib(p.Bytes))
 			}
 		}
+		if m.SleepBytes > 0 {
+			fmt.Fprintf(w, "; sleep sets %.1f MiB", mib(m.SleepBytes))
+		}
 		fmt.Fprintln(w)
 		if m.Store != "exact" && m.Store != "collapse" {
 			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
@@ -433,6 +440,9 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
 		if r.Chain {
 			fmt.Fprintf(w, "chain:       %d transitions run from states with a single transition to explore, not stored (%d of them a singleton persistent set, the others the only one enabled)\n", r.Chained, r.ChainReduced)
+		}
+		if r.Sleep {
+			fmt.Fprintf(w, "sleep:       %d transitions not explored, their thread asleep; %d revisits explored transitions asleep before\n", r.Slept, r.Woken)
 		}
 	}
 	if r.Script != nil {
@@ -546,6 +556,7 @@ type memory struct {
 	TableBytes      int64   `json:"table_bytes"`
 	RecordBytes     int64   `json:"encoding_bytes"`
 	IndexBytes      int64   `json:"index_bytes"`
+	SleepBytes      int64   `json:"sleep_set_bytes,omitempty"` // with sleep sets: each state's (part of store_bytes)
 	PeakGoBytes     int64   `json:"peak_go_bytes"`
 	PeakRSSBytes    int64   `json:"peak_rss_bytes"`
 	PeakRSSPerState float64 `json:"peak_rss_bytes_per_state"`

@@ -51,14 +51,15 @@ func (f *modelFlags) ignoreUncaught() (bool, error) {
 // reductionFlags select partial-order reduction and its cycle proviso.
 type reductionFlags struct {
 	por, proviso string
-	chain        bool
-	fs           *pflag.FlagSet // to tell an explicit --chain from the default
+	chain, sleep bool
+	fs           *pflag.FlagSet // to tell an explicit --chain or --sleep from the default
 }
 
 func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); dpor (stateful dynamic POR, depth-first only; also ample+dpor, escape+dpor, escape+ample+dpor, where escape chooses persistent sets but does not merge accesses); all (escape and ample: the strongest sound combination measured)")
 	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
 	fs.BoolVar(&f.chain, "chain", true, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; a chain stores the state after its ninth backward jump, so every cycle keeps a stored state. Fewer states stored, the same errors and end states. On by default wherever it applies: depth-first search, the stack proviso, a reduction without dpor and no --max-depth (an explicit --chain with anything else is an error); --chain=false stores every state the reduction explores. Counterexamples list every transition")
+	fs.BoolVar(&f.sleep, "sleep", true, "sleep sets (Godefroid): once a state's transition of one thread has been explored, that thread sleeps in the states its later siblings reach until a dependent transition runs, and its transitions are not explored there (the states they lead to are reached the other way round); a revisit with fewer threads asleep explores the ones woken. Fewer transitions, the same states, errors and end states, 8 bytes per stored state. On by default wherever chains apply (whether or not --chain is on) with an exact store (not --hash-compact or --bitstate); an explicit --sleep elsewhere is an error, --sleep=false turns them off")
 	f.fs = fs
 }
 
@@ -102,6 +103,26 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 			return vo, 0, why
 		}
 		eo.Chain = why == nil
+	}
+	if f.sleep {
+		explicit := f.fs != nil && f.fs.Changed("sleep")
+		var why error
+		switch {
+		case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
+			why = fmt.Errorf("--sleep needs depth-first search with the stack proviso")
+		case mode&por.DPOR != 0:
+			why = fmt.Errorf("--sleep does not combine with dpor")
+		case eo.MaxDepth > 0:
+			why = fmt.Errorf("--sleep does not combine with --max-depth")
+		case mode&(por.Escape|por.Ample) == 0:
+			why = fmt.Errorf("--sleep needs a reduction (--por other than none)")
+		case eo.Storage != explorer.StorageExact && eo.Storage != explorer.StorageCollapse:
+			why = fmt.Errorf("--sleep needs an exact store (not --hash-compact or --bitstate): a stored state keeps its sleep set")
+		}
+		if why != nil && explicit {
+			return vo, 0, why
+		}
+		eo.Sleep = why == nil
 	}
 	if r := por.New(p, mode); r != nil {
 		if r.Reduces() {

@@ -55,6 +55,15 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--chain", "--por", "dpor", philo}, exitUsage},
 		{[]string{"check", "--chain", "--max-depth", "10", philo}, exitUsage},
 		{[]string{"check", "--collapse", "--bitstate", "20", philo}, exitUsage},
+		{[]string{"check", "--sleep", philo}, exitViolation},
+		{[]string{"check", "--sleep", "--collapse", "-D", "N=3", "--continue", philoOK}, exitOK},
+		{[]string{"check", "--sleep", "--por", "none", philo}, exitUsage},
+		{[]string{"check", "--sleep", "--search", "bfs", philo}, exitUsage},
+		{[]string{"check", "--sleep", "--por", "dpor", philo}, exitUsage},
+		{[]string{"check", "--sleep", "--max-depth", "10", philo}, exitUsage},
+		{[]string{"check", "--sleep", "--hash-compact", philo}, exitUsage},
+		{[]string{"check", "--sleep", "--bitstate", "20", philo}, exitUsage},
+		{[]string{"check", "--por", "none", "--hash-compact", philo}, exitViolation},
 		{[]string{"check", "-D", "N=3", "--collapse=false", "--hash-compact", philoOK}, exitOK},
 		{[]string{"bench", "--collapse", "--hash-compact"}, exitUsage},
 		{[]string{"check", "--bitstate", "36", "--memory-limit", "1GiB", philo}, exitUsage},
@@ -119,6 +128,35 @@ func TestCheck_json(t *testing.T) {
 		if _, ok := step[k]; !ok {
 			t.Errorf("trace step lacks %q", k)
 		}
+	}
+}
+
+// TestCheck_sleep checks that sleep sets are the default where they apply
+// and report what they left out: the same states as without, fewer
+// transitions.
+func TestCheck_sleep(t *testing.T) {
+	get := func(flags ...string) map[string]any {
+		args := append([]string{"check", "--json", "--continue", "-D", "N=4"}, flags...)
+		code, out, stderr := runMain(append(args, philoOK)...)
+		if code != exitOK {
+			t.Fatalf("mcvm %v: exit %d (%s)", args, code, stderr)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	on, off := get(), get("--sleep=false")
+	slept, _ := on["slept_transitions"].(float64)
+	if on["sleep"] != true || off["sleep"] != false || slept == 0 {
+		t.Errorf("sleep = %v (with --sleep=false %v), slept_transitions = %v", on["sleep"], off["sleep"], on["slept_transitions"])
+	}
+	if on["states"] != off["states"] || on["transitions"].(float64) >= off["transitions"].(float64) {
+		t.Errorf("with sleep sets %v states, %v transitions; without %v and %v", on["states"], on["transitions"], off["states"], off["transitions"])
+	}
+	if m, _ := on["memory"].(map[string]any); m == nil || m["sleep_set_bytes"] == nil {
+		t.Errorf("the memory account lacks sleep_set_bytes: %v", on["memory"])
 	}
 }
 
