@@ -87,9 +87,13 @@ type Dynamic interface {
 	// transition tr is taken from it.
 	Before(m *vm.Machine, level int, tr vm.Trans)
 	// After is called with the machine in the state tr led to (when it
-	// did not fault): isNew says it was not stored before, onStack that it
+	// did not fault): id is its id in the store (-1 with a lossy store,
+	// for a revisit), isNew says it was not stored before, onStack that it
 	// is on the DFS stack.
-	After(m *vm.Machine, level int, isNew, onStack bool)
+	After(m *vm.Machine, level int, id int32, isNew, onStack bool)
+	// Leave is called when the search leaves the state at level, stored
+	// as id, for good: all its transitions are explored.
+	Leave(level int, id int32)
 }
 
 // Scheduler lets a Dynamic reduction add transitions to the levels of the
@@ -1001,6 +1005,9 @@ func (s *search) dfs() {
 			if !top.again {
 				s.setOnStack(top.id, top.fp, false)
 			}
+			if s.opts.Dynamic != nil {
+				s.opts.Dynamic.Leave(len(s.stack)-1, top.id)
+			}
 			if top.taint {
 				s.sleepOf[top.id] |= taintBit
 				if len(s.stack) > 1 {
@@ -1082,7 +1089,7 @@ func (s *search) dfs() {
 		nid, isNew := s.visit()
 		s.transition(top.id, tr, nid, isNew)
 		if s.opts.Dynamic != nil {
-			s.opts.Dynamic.After(s.m, len(s.stack)-1, isNew, !isNew && s.isOnStack(nid))
+			s.opts.Dynamic.After(s.m, len(s.stack)-1, nid, isNew, !isNew && s.isOnStack(nid))
 		}
 		if top.end < top.full {
 			switch s.proviso {

@@ -4,6 +4,7 @@ package por
 
 import (
 	"math/bits"
+	"slices"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -25,19 +26,22 @@ import (
 // transitions): Flanagan and Godefroid's backtracking points.
 //
 // A revisited state's subtree is not explored again, so what could happen
-// below it must be accounted for without it (MoonWalker section 6.1). Where
-// MoonWalker keeps summarised interleaving information for every stored
-// state, this reduction uses the static analysis of what each thread can
-// still do from the revisited state (the same one the ample sets use, at
-// the level of fields rather than objects): every transition on the stack
-// that is dependent with a possible future access of a thread p, and does
-// not happen before p, gets p added as a backtracking point. That over-
-// approximates the interleaving information of the whole state space below
-// the state, not only of the part explored, needs no memory per state and
-// is complete also for states still on the stack. Reaching a state on the
-// stack (a cycle) also expands the state the cycle was closed from fully
-// (the cycle proviso C3 stack: otherwise a thread could be ignored around
-// the cycle).
+// below it must be accounted for without it (MoonWalker section 6.1): every
+// transition on the stack that is dependent with an access a thread p may
+// make below the state, and does not happen before p, gets p added as a
+// backtracking point. What p may access comes from the summarised
+// interleaving information (SII, MoonWalker section 6.2) of the state when
+// it has one: per thread, the fields, statics, arrays, monitor operations
+// and thread starts and joins of every transition explored below it,
+// gathered level by level as the search backtracks and kept, collapsed, for
+// every state the search has left. A state still on the stack (a cycle) or
+// without a summary falls back on the static analysis of what each thread
+// can still do from it (the one the ample sets use, at the level of fields
+// rather than objects), which over-approximates the whole state space below
+// the state; its accesses count in the summaries above it. Reaching a state
+// on the stack also expands the state the cycle was closed from fully (the
+// cycle proviso C3 stack: otherwise a thread could be ignored around the
+// cycle).
 type Dynamic struct {
 	red   *Reducer
 	sched interface {
@@ -76,6 +80,16 @@ type Dynamic struct {
 	entHead []int32
 	monHead int32
 	thrHead int32
+
+	// SII selects the summaries at revisits (see Dynamic; NewDynamic sets
+	// it); without it every revisit uses the static analysis. sum[level]
+	// holds the accesses of each thread below the state at level so far
+	// (words per thread, in the static futures' layout); sumOf maps a
+	// state id to its summary in pool (-1: none).
+	SII   bool
+	sum   [][]uint64
+	sumOf []int32
+	pool  siiPool
 }
 
 // locSlot is a location's slot in Dynamic.locs: the location (see
@@ -110,7 +124,7 @@ type entry struct {
 // have been built by New with a mode including DPOR) for the static
 // summaries.
 func NewDynamic(r *Reducer) *Dynamic {
-	return &Dynamic{red: r, fut: make([]uint64, r.words)}
+	return &Dynamic{red: r, fut: make([]uint64, r.words), SII: true}
 }
 
 // Start implements explorer.Dynamic.
@@ -135,6 +149,8 @@ func (d *Dynamic) Start(s interface {
 		d.entHead[i] = -1
 	}
 	d.monHead, d.thrHead = -1, -1
+	d.sumOf = d.sumOf[:0]
+	d.pool = siiPool{}
 }
 
 // Enter implements explorer.Dynamic: with a persistent set from the static
@@ -158,6 +174,21 @@ func (d *Dynamic) Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int {
 		d.done = append(d.done, 0)
 	}
 	d.done[level] = 0
+	for len(d.sum) <= level {
+		d.sum = append(d.sum, nil)
+	}
+	d.sum[level] = d.sum[level][:0]
+	if d.SII {
+		// The races of this state are those of every thread's next
+		// transition, enabled or not (see After): its summary starts with
+		// them.
+		for p := int32(0); int(p) < m.NumThreads(); p++ {
+			if st := m.ThreadStatus(p); st != vm.StatusTerminated && st != vm.StatusNew {
+				fp := m.NextFootprint(p)
+				d.summarise(level, p, fp, d.entity(fp))
+			}
+		}
+	}
 	if n < len(trans) || len(trans) == 0 {
 		return n
 	}
@@ -346,7 +377,7 @@ func (d *Dynamic) clockOf(p int32) []int32 {
 }
 
 // After implements explorer.Dynamic.
-func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
+func (d *Dynamic) After(m *vm.Machine, level int, id int32, isNew, onStack bool) {
 	// The footprint stays the one predicted before the transition ran,
 	// even if it threw: the happens-before order must be built from the
 	// same dependencies the race checks saw (a transition recorded as more
@@ -356,6 +387,10 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 	// took them) and ends the thread (nobody can have joined it yet).
 	d.clock(level)
 	n := level + 1
+	sii := int32(-1) // the revisited state's summary
+	if d.SII && !isNew && !onStack && id >= 0 && int(id) < len(d.sumOf) {
+		sii = d.sumOf[id]
+	}
 	for p := int32(0); int(p) < m.NumThreads(); p++ {
 		st := m.ThreadStatus(p)
 		if st == vm.StatusTerminated {
@@ -370,14 +405,26 @@ func (d *Dynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
 			if fp.Kind == vm.FootNone {
 				continue
 			}
+			if d.SII {
+				// (In the parent's summary also when the state is not
+				// expanded and so gets no summary of its own.)
+				d.summarise(level, p, fp, d.entity(fp))
+			}
 			if i := d.race(p, cp, fp, d.visibleWrite(fp), n); i >= 0 {
 				d.backtrack(i, p)
 			}
 			continue
 		}
-		// A revisit: every access p may still make, by the static
-		// analysis, against the whole stack.
-		d.red.future(m, p, d.fut)
+		// A revisit: every access p may make below the state (its
+		// summary, or by the static analysis) against the whole stack.
+		if sii >= 0 {
+			d.pool.thread(sii, p, d.fut)
+		} else {
+			d.red.future(m, p, d.fut)
+		}
+		if d.SII {
+			d.merge(level, p, d.fut)
+		}
 		d.revisit(p, cp, st == vm.StatusWaiting || st == vm.StatusNotified)
 	}
 	if onStack {
@@ -657,4 +704,152 @@ func monitorOp(op bytecode.Opcode) bool {
 		return true
 	}
 	return false
+}
+
+// summarise notes, in the summary of level, an access of thread t's next
+// transition in a state below it (footprint fp, entity ent): an entity's read or
+// write bit, the monitor bit, the start or join bit (a thread's own end
+// needs none: races on a thread's status are checked by the thread's
+// index), or everything for an unknown footprint.
+func (d *Dynamic) summarise(level int, t int32, fp vm.Footprint, ent int32) {
+	r := d.red
+	w := d.threadSum(level, t)
+	switch {
+	case ent >= 0:
+		b := int(ent)
+		if fp.Write {
+			b += r.nent
+		}
+		set(w, b)
+	case fp.Kind == vm.FootMonitor:
+		set(w, r.monBit)
+	case fp.Kind == vm.FootThread && !fp.Write:
+		set(w, r.joinBit)
+	case fp.Kind == vm.FootThread && fp.Index != int64(t):
+		set(w, r.startBit)
+	case fp.Kind == vm.FootAny:
+		for b := 0; b < 2*r.nent; b++ {
+			set(w, b)
+		}
+		set(w, r.monBit)
+		set(w, r.joinBit)
+		set(w, r.startBit)
+	}
+}
+
+// threadSum returns thread t's words of the summary of level, growing it.
+func (d *Dynamic) threadSum(level int, t int32) []uint64 {
+	k := d.red.words
+	sm := d.sum[level]
+	for len(sm) < (int(t)+1)*k {
+		sm = append(sm, 0)
+	}
+	d.sum[level] = sm
+	return sm[int(t)*k : (int(t)+1)*k]
+}
+
+// merge adds bits, accesses thread t may make, to the summary of level.
+func (d *Dynamic) merge(level int, t int32, bits []uint64) {
+	or(d.threadSum(level, t), bits)
+}
+
+// Leave implements explorer.Dynamic: the state at level, stored as id, is
+// done; its summary is kept for revisits and joins its parent's.
+func (d *Dynamic) Leave(level int, id int32) {
+	if !d.SII || id < 0 || level >= len(d.sum) {
+		return
+	}
+	sm := d.sum[level]
+	for int(id) >= len(d.sumOf) {
+		d.sumOf = append(d.sumOf, -1)
+	}
+	d.sumOf[id] = d.pool.add(sm)
+	if level > 0 {
+		k := d.red.words
+		for t := 0; t*k < len(sm); t++ {
+			d.merge(level-1, int32(t), sm[t*k:(t+1)*k])
+		}
+	}
+}
+
+// SIIStats describes the summaries kept: how many states have one, how
+// many distinct summaries there are, and their memory collapsed (each
+// distinct summary once, plus an index per state) and as it would be
+// without collapsing (a summary per state).
+type SIIStats struct {
+	States         int64 `json:"states"`
+	Distinct       int64 `json:"distinct"`
+	CollapsedBytes int64 `json:"collapsed_bytes"`
+	FullBytes      int64 `json:"uncollapsed_bytes"`
+}
+
+// SIIStats reports the summaries kept by the last search.
+func (d *Dynamic) SIIStats() SIIStats {
+	p := &d.pool
+	var st SIIStats
+	for _, i := range d.sumOf {
+		if i >= 0 {
+			st.States++
+			// A summary per state: its words and a slice header.
+			st.FullBytes += int64(p.size[i])*8 + 24
+		}
+	}
+	st.Distinct = int64(len(p.off))
+	st.CollapsedBytes = int64(cap(p.words))*8 + int64(cap(p.off)+cap(p.size)+cap(p.next))*4 +
+		int64(len(p.head))*16 + int64(cap(d.sumOf))*4
+	return st
+}
+
+// siiPool keeps each distinct summary once (collapse compression of the
+// summaries, MoonWalker section 6.3): summaries are trimmed of trailing
+// zero words, hashed, and looked up in chains of equal hashes.
+type siiPool struct {
+	words []uint64 // the summaries, one after another
+	off   []int32  // summary i is words[off[i] : off[i]+size[i]]
+	size  []int32
+	next  []int32          // the next summary with the same hash, or -1
+	head  map[uint64]int32 // hash -> the first summary with it
+}
+
+// add returns the index of summary sm, adding it if new.
+func (p *siiPool) add(sm []uint64) int32 {
+	for len(sm) > 0 && sm[len(sm)-1] == 0 {
+		sm = sm[:len(sm)-1]
+	}
+	h := uint64(len(sm)) * 0x9e3779b97f4a7c15
+	for _, w := range sm {
+		h = (h ^ w) * 0xff51afd7ed558ccd
+		h ^= h >> 32
+	}
+	if p.head == nil {
+		p.head = map[uint64]int32{}
+	}
+	first, ok := p.head[h]
+	if ok {
+		for i := first; i >= 0; i = p.next[i] {
+			if slices.Equal(p.words[p.off[i]:p.off[i]+p.size[i]], sm) {
+				return i
+			}
+		}
+	} else {
+		first = -1
+	}
+	i := int32(len(p.off))
+	p.off = append(p.off, int32(len(p.words)))
+	p.size = append(p.size, int32(len(sm)))
+	p.next = append(p.next, first)
+	p.words = append(p.words, sm...)
+	p.head[h] = i
+	return i
+}
+
+// thread copies thread t's words of summary i to dst (zeros past its end).
+func (p *siiPool) thread(i, t int32, dst []uint64) {
+	clear(dst)
+	k := len(dst)
+	sm := p.words[p.off[i] : p.off[i]+p.size[i]]
+	lo := int(t) * k
+	if lo < len(sm) {
+		copy(dst, sm[lo:min(lo+k, len(sm))])
+	}
 }

@@ -84,8 +84,11 @@ func (d *refDynamic) Before(m *vm.Machine, level int, tr vm.Trans) {
 	e.vis = d.visibleWrite(e.fp)
 }
 
+// Leave implements explorer.Dynamic.
+func (d *refDynamic) Leave(level int, id int32) {}
+
 // After implements explorer.Dynamic.
-func (d *refDynamic) After(m *vm.Machine, level int, isNew, onStack bool) {
+func (d *refDynamic) After(m *vm.Machine, level int, id int32, isNew, onStack bool) {
 	// The footprint stays the one predicted before the transition ran,
 	// even if it threw: the happens-before order must be built from the
 	// same dependencies the race checks saw (a transition recorded as more
