@@ -161,6 +161,10 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	}
 	rep.Chain = opts.Chain
 	rep.Sleep = opts.Sleep
+	if d, ok := opts.Dynamic.(*por.Dynamic); ok && d.SII {
+		st := d.SIIStats()
+		rep.SII = &st
+	}
 	if *sf.jsonOut {
 		writeJSON(stdout, rep)
 	} else {
@@ -281,33 +285,34 @@ func threadEnds(m *vm.Machine) []threadEnd {
 
 // report is what check and replay print; its JSON form is check --json.
 type report struct {
-	Model         string      `json:"model"`
-	Verdict       string      `json:"verdict"`
-	Message       string      `json:"message,omitempty"`
-	Limit         string      `json:"limit,omitempty"`
-	Granularity   string      `json:"granularity"`
-	Search        string      `json:"search"`
-	POR           string      `json:"por"`
-	Proviso       string      `json:"proviso,omitempty"`
-	Reduced       int64       `json:"reduced_states,omitempty"`
-	Chain         bool        `json:"chain"`                         // chains were used (--chain, the default where it applies)
-	Chained       int64       `json:"chained_transitions,omitempty"` // transitions run from states not stored
-	ChainReduced  int64       `json:"chained_reduced,omitempty"`     // of them, singleton persistent sets out of several enabled
-	Sleep         bool        `json:"sleep"`                         // sleep sets were used (--sleep, the default where it applies)
-	Slept         int64       `json:"slept_transitions,omitempty"`   // transitions not explored: their thread was asleep
-	Woken         int64       `json:"woken_revisits,omitempty"`      // revisits that explored transitions asleep before
-	States        int64       `json:"states"`
-	Transitions   int64       `json:"transitions"`
-	Revisits      int64       `json:"revisits"`
-	MaxDepth      int         `json:"max_depth"`
-	Errors        int64       `json:"errors"`
-	Instructions  int64       `json:"instructions"`
-	ElapsedS      float64     `json:"elapsed_s"`
-	StatesPerS    float64     `json:"states_per_s"`
-	BytesPerState float64     `json:"bytes_per_state"`
-	Memory        *memory     `json:"memory,omitempty"`
-	Trace         []traceStep `json:"trace"`
-	Threads       []threadEnd `json:"threads_at_end,omitempty"`
+	Model         string        `json:"model"`
+	Verdict       string        `json:"verdict"`
+	Message       string        `json:"message,omitempty"`
+	Limit         string        `json:"limit,omitempty"`
+	Granularity   string        `json:"granularity"`
+	Search        string        `json:"search"`
+	POR           string        `json:"por"`
+	Proviso       string        `json:"proviso,omitempty"`
+	Reduced       int64         `json:"reduced_states,omitempty"`
+	Chain         bool          `json:"chain"`                         // chains were used (--chain, the default where it applies)
+	Chained       int64         `json:"chained_transitions,omitempty"` // transitions run from states not stored
+	ChainReduced  int64         `json:"chained_reduced,omitempty"`     // of them, singleton persistent sets out of several enabled
+	Sleep         bool          `json:"sleep"`                         // sleep sets were used (--sleep, the default where it applies)
+	Slept         int64         `json:"slept_transitions,omitempty"`   // transitions not explored: their thread was asleep
+	Woken         int64         `json:"woken_revisits,omitempty"`      // revisits that explored transitions asleep before
+	SII           *por.SIIStats `json:"sii,omitempty"`                 // dpor's summaries (--sii)
+	States        int64         `json:"states"`
+	Transitions   int64         `json:"transitions"`
+	Revisits      int64         `json:"revisits"`
+	MaxDepth      int           `json:"max_depth"`
+	Errors        int64         `json:"errors"`
+	Instructions  int64         `json:"instructions"`
+	ElapsedS      float64       `json:"elapsed_s"`
+	StatesPerS    float64       `json:"states_per_s"`
+	BytesPerState float64       `json:"bytes_per_state"`
+	Memory        *memory       `json:"memory,omitempty"`
+	Trace         []traceStep   `json:"trace"`
+	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
 	// Script holds the search script's figures (verify, certify).
 	Script    *scriptFigures `json:"script,omitempty"`
 	continued bool           // --continue: always say how many errors
@@ -440,6 +445,10 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
 		if r.Chain {
 			fmt.Fprintf(w, "chain:       %d transitions run from states with a single transition to explore, not stored (%d of them a singleton persistent set, the others the only one enabled)\n", r.Chained, r.ChainReduced)
+		}
+		if s := r.SII; s != nil {
+			fmt.Fprintf(w, "sii:         %d states summarised, %d distinct summaries: %.1f MiB collapsed, %.1f MiB without collapsing\n",
+				s.States, s.Distinct, mib(s.CollapsedBytes), mib(s.FullBytes))
 		}
 		if r.Sleep {
 			fmt.Fprintf(w, "sleep:       %d transitions not explored, their thread asleep; %d revisits explored transitions asleep before\n", r.Slept, r.Woken)

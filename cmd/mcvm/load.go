@@ -52,6 +52,7 @@ func (f *modelFlags) ignoreUncaught() (bool, error) {
 type reductionFlags struct {
 	por, proviso string
 	chain, sleep bool
+	sii          bool
 	fs           *pflag.FlagSet // to tell an explicit --chain or --sleep from the default
 }
 
@@ -60,6 +61,7 @@ func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
 	fs.BoolVar(&f.chain, "chain", true, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; a chain stores the state after its ninth backward jump, so every cycle keeps a stored state. Fewer states stored, the same errors and end states. On by default wherever it applies: depth-first search, the stack proviso, a reduction without dpor and no --max-depth (an explicit --chain with anything else is an error); --chain=false stores every state the reduction explores. Counterexamples list every transition")
 	fs.BoolVar(&f.sleep, "sleep", true, "sleep sets (Godefroid): once a state's transition of one thread has been explored, that thread sleeps in the states its later siblings reach until a dependent transition runs, and its transitions are not explored there (the states they lead to are reached the other way round); a revisit with fewer threads asleep explores the ones woken. Fewer transitions, the same states, errors and end states, 8 bytes per stored state. On by default wherever chains apply (whether or not --chain is on) with an exact store (not --hash-compact or --bitstate); an explicit --sleep elsewhere is an error, --sleep=false turns them off")
+	fs.BoolVar(&f.sii, "sii", true, "with dpor: at a revisit of a state the search has left, take what each thread may access below it from the state's summarised interleaving information (the accesses seen below it, kept collapsed for every state; MoonWalker section 6) instead of the static analysis of what it can still do; --sii=false uses the static analysis at every revisit (no memory per state)")
 	f.fs = fs
 }
 
@@ -84,6 +86,9 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		mode &^= por.DPOR // breadth-first: escape and ample sets only
 	}
 	eo.Proviso = pv
+	if f.fs != nil && f.fs.Changed("sii") && mode&por.DPOR == 0 {
+		return vo, 0, fmt.Errorf("--sii needs dynamic reduction (--por dpor, ample+dpor, escape+dpor or escape+ample+dpor)")
+	}
 	if f.chain {
 		// By default chains are used where they apply; asked for
 		// explicitly where they do not, they are an error.
@@ -129,7 +134,9 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 			eo.Reducer = r
 		}
 		if mode&por.DPOR != 0 {
-			eo.Dynamic = por.NewDynamic(r)
+			d := por.NewDynamic(r)
+			d.SII = f.sii
+			eo.Dynamic = d
 		}
 	}
 	return mode.VMOptions(vo), mode, nil
