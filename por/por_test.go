@@ -36,29 +36,31 @@ type config struct {
 	storage explorer.Storage
 	chain   bool
 	sleep   bool
+	static  bool // dpor without summaries (the static analysis at every revisit)
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v/sleep=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain, c.sleep)
+	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v/sleep=%v/sii=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain, c.sleep, !c.static)
 }
 
 // configs are the reduced searches compared with the unreduced one.
 var configs = []config{
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
-	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false, false},
-	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false},
-	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true},
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, true},
+	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false, false, false},
+	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false},
 }
 
 func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome {
@@ -84,7 +86,9 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 			opts.Reducer = r
 		}
 		if c.mode&por.DPOR != 0 && c.order == explorer.DFS {
-			opts.Dynamic = por.NewDynamic(r)
+			d := por.NewDynamic(r)
+			d.SII = !c.static
+			opts.Dynamic = d
 		}
 	}
 	res := explorer.Search(m, opts)
@@ -128,7 +132,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d does not assemble: %v\n%s", g.name, seed, err, src)
 			}
-			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false}, 200000)
+			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}, 200000)
 			if full.limit {
 				continue
 			}
@@ -207,7 +211,7 @@ func TestModels_sameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false}, 600000)
+		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}, 600000)
 		if full.limit {
 			t.Errorf("%s: too large to compare", path)
 			continue
@@ -365,7 +369,9 @@ func TestSleep_visitsEveryState(t *testing.T) {
 			states, errs := map[uint64]bool{}, map[string]bool{}
 			opts := explorer.Options{Continue: true, MaxStates: 200000,
 				OnState: func(_ int32, fp uint64) { states[fp] = true },
-				OnError: func(f *vm.Fault, fp uint64) { errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true },
+				OnError: func(f *vm.Fault, fp uint64) {
+					errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
+				},
 			}
 			if sleep {
 				opts.Reducer, opts.Sleep = noReduction{por.New(p, por.Ample)}, true

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	bitstate := fs.Int("bitstate", 0, "per model run: bitstate hashing in 2^`BITS` bits (as for check; 0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, "per model run: the exact store with collapse compression (as for check)")
 	chain := fs.Bool("chain", true, "per model run: do not store states with a single transition to explore, where the mode allows (as for check; --chain=false stores them)")
+	sii := fs.Bool("sii", true, "per model run with a dpor mode: summarised interleaving information at revisits (as for check; --sii=false: the static analysis)")
 	sleep := fs.Bool("sleep", true, "per model run: sleep sets, where they apply (as for check; --sleep=false turns them off)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
@@ -166,7 +168,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		var first int64
 		for i, pm := range *porModes {
-			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit, storeArgs)
+			args := storeArgs
+			if !*sii && strings.Contains(pm, "dpor") {
+				args = append(slices.Clip(storeArgs), "--sii=false")
+			}
+			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit, args)
 			if err != nil {
 				return fail(stderr, "bench", err)
 			}

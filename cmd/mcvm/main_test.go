@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"mcvm/por"
 )
 
 func runMain(args ...string) (code int, stdout, stderr string) {
@@ -64,6 +66,8 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--sleep", "--hash-compact", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--bitstate", "20", philo}, exitUsage},
 		{[]string{"check", "--por", "none", "--hash-compact", philo}, exitViolation},
+		{[]string{"check", "--sii", philo}, exitUsage},
+		{[]string{"check", "--por", "dpor", "--sii=false", philo}, exitViolation},
 		{[]string{"check", "-D", "N=3", "--collapse=false", "--hash-compact", philoOK}, exitOK},
 		{[]string{"bench", "--collapse", "--hash-compact"}, exitUsage},
 		{[]string{"check", "--bitstate", "36", "--memory-limit", "1GiB", philo}, exitUsage},
@@ -157,6 +161,26 @@ func TestCheck_sleep(t *testing.T) {
 	}
 	if m, _ := on["memory"].(map[string]any); m == nil || m["sleep_set_bytes"] == nil {
 		t.Errorf("the memory account lacks sleep_set_bytes: %v", on["memory"])
+	}
+}
+
+// TestCheck_sii checks that dynamic reduction reports its summaries: as
+// many states summarised as stored states left, fewer distinct ones, and
+// less memory collapsed than not.
+func TestCheck_sii(t *testing.T) {
+	code, out, stderr := runMain("check", "--json", "--continue", "--por", "dpor", "-D", "N=4", philoOK)
+	if code != exitOK {
+		t.Fatalf("exit %d (%s)", code, stderr)
+	}
+	var r struct {
+		States int64         `json:"states"`
+		SII    *por.SIIStats `json:"sii"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.SII; s == nil || s.States != r.States || s.Distinct == 0 || s.Distinct >= s.States || s.CollapsedBytes >= s.FullBytes {
+		t.Errorf("%d states, sii %+v", r.States, r.SII)
 	}
 }
 
