@@ -107,7 +107,7 @@ func TestModels_defaults(t *testing.T) {
 
 // TestModels_large checks the LARGE configurations (the results table's)
 // exactly: a complete search with the default reduction (--por all with
-// chains, as check runs it) gives the recorded
+// chains and sleep sets, as check runs it) gives the recorded
 // states, transitions and verdict. Those of up to half a million states
 // run in every test run (seconds); MCVM_LARGE=1 runs them all (the
 // largest take minutes and gigabytes).
@@ -136,7 +136,7 @@ func TestModels_large(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := explorer.Search(m, explorer.Options{Continue: true, Reducer: por.New(p, por.All), Chain: true})
+			res := explorer.Search(m, explorer.Options{Continue: true, Reducer: por.New(p, por.All), Chain: true, Sleep: true})
 			if res.Stats.States != md.Large.States || res.Stats.Transitions != md.Large.Transitions {
 				t.Errorf("LARGE: %d states, %d transitions, want %d and %d",
 					res.Stats.States, res.Stats.Transitions, md.Large.States, md.Large.Transitions)
