@@ -13,14 +13,24 @@ import (
 // N = 5, so that every mode finishes in seconds) completely with each
 // reduction mode. DPOR's overhead per state is the ratio of the unreduced
 // search's states/s to its states/s; per transition, likewise with
-// transitions/s.
+// transitions/s. The dpor modes run with summaries at revisits (the
+// default) and, as "/static", with the static analysis instead.
 func BenchmarkDiningPhil(b *testing.B) {
 	p, err := asm.AssembleFile("../benchmarks/models/diningphil.mcasm", asm.Options{Defines: map[string]int64{"N": 5}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []por.Mode{por.None, por.Ample, por.DPOR, por.Ample | por.DPOR, por.All} {
-		b.Run("por="+mode.String(), func(b *testing.B) {
+	type run struct {
+		mode   por.Mode
+		static bool
+	}
+	for _, c := range []run{{por.None, false}, {por.Ample, false}, {por.DPOR, false}, {por.DPOR, true},
+		{por.Ample | por.DPOR, false}, {por.Ample | por.DPOR, true}, {por.All, false}} {
+		mode, name := c.mode, "por="+c.mode.String()
+		if c.static {
+			name += "/static"
+		}
+		b.Run(name, func(b *testing.B) {
 			var st explorer.Stats
 			for b.Loop() {
 				m, err := vm.New(p, mode.VMOptions(vm.Options{}))
@@ -33,7 +43,9 @@ func BenchmarkDiningPhil(b *testing.B) {
 					opts.Reducer = r
 				}
 				if mode&por.DPOR != 0 {
-					opts.Dynamic = por.NewDynamic(r)
+					d := por.NewDynamic(r)
+					d.SII = !c.static
+					opts.Dynamic = d
 				}
 				st = explorer.Search(m, opts).Stats
 			}
