@@ -5,6 +5,8 @@ package explorer
 import (
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"time"
 
@@ -225,9 +227,12 @@ type Options struct {
 	// states reached, errors and end states. With Continue on a program
 	// with invariants, a state that violates one is not expanded, so what a
 	// sleeping transition would reach from it is reached neither way round:
-	// a transition whose subtree may hold such a state (it reached one, a
+	// the search runs as if that could not happen and stops at the first
+	// violation, if there is one, and then searches again, where a
+	// transition whose subtree may hold such a state (it reached one, a
 	// state whose own subtree did, or a state still on the stack) does not
-	// put its thread to sleep.
+	// put its thread to sleep (Stats.SleepAgain; the hooks see both
+	// searches).
 	Sleep bool
 	// OnTransition, if set, is called after every transition executed, with
 	// the state it left, the transition, the method and pc of the
@@ -278,6 +283,11 @@ type Stats struct {
 	// was first explored, which were then explored from it.
 	Slept int64
 	Woken int64
+	// SleepAgain: with Continue on a program with invariants, the search
+	// with sleep sets found a violation and was run again with threads
+	// kept awake where a violation may lie below (Options.Sleep); the
+	// figures are the second search's, Elapsed and PeakMemory both's.
+	SleepAgain bool
 	// Store is the visited set's memory account and, for the lossy
 	// stores, the estimated probability of a missed state. PeakMemory is
 	// the most memory the Go runtime had mapped when sampled (about every
@@ -309,7 +319,31 @@ type Result struct {
 // Search explores the state space of the machine's program from its
 // initial state.
 func Search(m *vm.Machine, opts Options) *Result {
-	s := &search{m: m, opts: opts, start: time.Now(), loaded: -1}
+	start := time.Now()
+	s := newSearch(m, opts, start, false)
+	s.explore()
+	if s.retaint {
+		// Sleep sets without tainting met an invariant violation, which
+		// is not expanded: what they left asleep may have needed it.
+		// Search again, with tainting (Options.Sleep).
+		peak := s.stats.PeakMemory
+		s = nil
+		runtime.GC()
+		debug.FreeOSMemory()
+		s = newSearch(m, opts, start, true)
+		s.stats.PeakMemory = peak
+		s.stats.SleepAgain = true
+		s.explore()
+	}
+	return s.result()
+}
+
+// newSearch sets up a search; taint: with sleep sets, Continue and
+// invariants, keep threads awake whose transitions' subtrees may hold a
+// violation (otherwise such a search stops at the first violation and
+// Search starts it again with taint).
+func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
+	s := &search{m: m, opts: opts, start: start, loaded: -1}
 	switch opts.Storage {
 	case StorageHashCompact:
 		s.store = newCompactStore(opts.MemoryLimit)
@@ -338,18 +372,29 @@ func Search(m *vm.Machine, opts Options) *Result {
 	s.chaining = opts.Chain && chainable
 	if sl, ok := opts.Reducer.(Sleeper); ok && opts.Sleep && chainable && s.exact != nil {
 		s.sleeping, s.sleeper = true, sl
-		s.tainting = opts.Continue && len(m.Program().Invariants) > 0
+		if opts.Continue && len(m.Program().Invariants) > 0 {
+			s.tainting, s.optimistic = taint, !taint
+		}
 	}
 	if s.opts.ProgressEvery <= 0 {
 		s.opts.ProgressEvery = 5 * time.Second
 	}
 	s.nextProgress = s.start.Add(s.opts.ProgressEvery)
-	m.Init()
-	if opts.Order == BFS {
+	return s
+}
+
+// explore runs the search.
+func (s *search) explore() {
+	s.m.Init()
+	if s.opts.Order == BFS {
 		s.bfs()
 	} else {
 		s.dfs()
 	}
+}
+
+// result sums up the search.
+func (s *search) result() *Result {
 	s.stats.States = int64(s.store.size())
 	s.stats.Store = s.store.account()
 	if s.sleeping {
@@ -426,12 +471,15 @@ type search struct {
 	// sleep); sleepFP: scratch, the footprints of the candidate sleepers.
 	sleeping bool
 	tainting bool // sleep sets with Continue and invariants (see Options.Sleep, taintBit)
-	sleeper  Sleeper
-	sleepOf  []uint64
-	sleepFP  [64]vm.Footprint
-	onStack  []uint64 // DFS with ProvisoStack: states on the stack
-	sticky   bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
-	faulted  bool     // BFS: a transition of the reduced set faulted
+	// optimistic: sleep sets with Continue and invariants but without
+	// tainting, until an invariant violation sets retaint (see Search).
+	optimistic, retaint bool
+	sleeper             Sleeper
+	sleepOf             []uint64
+	sleepFP             [64]vm.Footprint
+	onStack             []uint64 // DFS with ProvisoStack: states on the stack
+	sticky              bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
+	faulted             bool     // BFS: a transition of the reduced set faulted
 }
 
 // reduce applies the reducer to the transitions of the state just checked,
@@ -536,6 +584,10 @@ func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
 // record notes an error found at the end of the path to state id (then
 // transition last, if not nil).
 func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
+	if s.optimistic && f.Kind == vm.FaultInvariant {
+		s.retaint, s.stop = true, true
+		return
+	}
 	s.stats.Errors++
 	if s.opts.OnError != nil {
 		var fp uint64

@@ -300,6 +300,7 @@ type report struct {
 	Sleep         bool          `json:"sleep"`                         // sleep sets were used (--sleep, the default where it applies)
 	Slept         int64         `json:"slept_transitions,omitempty"`   // transitions not explored: their thread was asleep
 	Woken         int64         `json:"woken_revisits,omitempty"`      // revisits that explored transitions asleep before
+	SleepAgain    bool          `json:"sleep_again,omitempty"`         // searched again after an invariant violation (--continue)
 	SII           *por.SIIStats `json:"sii,omitempty"`                 // dpor's summaries (--sii)
 	States        int64         `json:"states"`
 	Transitions   int64         `json:"transitions"`
@@ -337,7 +338,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
 		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
-		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced, Slept: st.Slept, Woken: st.Woken,
+		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced, Slept: st.Slept, Woken: st.Woken, SleepAgain: st.SleepAgain,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
@@ -452,6 +453,9 @@ func (r *report) print(w io.Writer) {
 		}
 		if r.Sleep {
 			fmt.Fprintf(w, "sleep:       %d transitions not explored, their thread asleep; %d revisits explored transitions asleep before\n", r.Slept, r.Woken)
+			if r.SleepAgain {
+				fmt.Fprintf(w, "             (searched twice: the first search met an invariant violation, which --continue does not expand, so the second kept threads awake where one may lie below)\n")
+			}
 		}
 	}
 	if r.Script != nil {

@@ -162,6 +162,19 @@ func TestCheck_sleep(t *testing.T) {
 	if m, _ := on["memory"].(map[string]any); m == nil || m["sleep_set_bytes"] == nil {
 		t.Errorf("the memory account lacks sleep_set_bytes: %v", on["memory"])
 	}
+	if on["sleep_again"] != nil {
+		t.Errorf("sleep_again = %v for a program without invariants", on["sleep_again"])
+	}
+	// With --continue, a program whose invariant is violated is searched
+	// a second time (explorer.Options.Sleep).
+	code, out, stderr := runMain("check", "--json", "--continue", "../../por/testdata/gen_por_5_sleep.mcasm")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); code != exitViolation || err != nil {
+		t.Fatalf("exit %d, %v (%s)", code, err, stderr)
+	}
+	if r["verdict"] != "invariant" || r["sleep_again"] != true {
+		t.Errorf("verdict %v, sleep_again %v", r["verdict"], r["sleep_again"])
+	}
 }
 
 // TestCheck_sii checks that dynamic reduction reports its summaries: as
