@@ -467,8 +467,9 @@ type search struct {
 	chaining bool
 	chain    []vm.Trans
 	// sleeping: Options.Sleep applies; sleepOf: each stored state's sleep
-	// set (threads, bit i for thread i < 64; threads from 64 on never
-	// sleep); sleepFP: scratch, the footprints of the candidate sleepers.
+	// set (threads, bit i for thread i < 63; threads from 63 on never
+	// sleep; bit 63 is taintBit); sleepFP: scratch, the footprints of the
+	// candidate sleepers.
 	sleeping bool
 	tainting bool // sleep sets with Continue and invariants (see Options.Sleep, taintBit)
 	// optimistic: sleep sets with Continue and invariants but without
