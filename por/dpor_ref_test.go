@@ -201,21 +201,7 @@ func (d *refDynamic) clock(level int) {
 }
 
 // visibleWrite reports whether fp writes something an invariant reads.
-func (d *refDynamic) visibleWrite(fp vm.Footprint) bool {
-	if !fp.Write || len(d.red.prog.Invariants) == 0 {
-		return false
-	}
-	r := d.red
-	switch fp.Kind {
-	case vm.FootField:
-		return has(r.invRead, int(fp.Index)) || has(r.invRead, 2*r.nent+int(fp.Index))
-	case vm.FootStatic:
-		return has(r.invRead, len(r.prog.Fields)+int(fp.Index))
-	case vm.FootElem:
-		return has(r.invRead, r.nent-1)
-	}
-	return false
-}
+func (d *refDynamic) visibleWrite(fp vm.Footprint) bool { return d.red.visibleWrite(fp) }
 
 // dependentFuture reports whether footprint a may be dependent with some
 // access thread p can still make (d.fut, by the static analysis): the same

@@ -86,45 +86,24 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		mode &^= por.DPOR // breadth-first: escape and ample sets only
 	}
 	eo.Proviso = pv
-	if f.fs != nil && f.fs.Changed("sii") && mode&por.DPOR == 0 {
+	if f.explicit("sii") && mode&por.DPOR == 0 {
 		return vo, 0, fmt.Errorf("--sii needs dynamic reduction (--por dpor, ample+dpor, escape+dpor or escape+ample+dpor)")
 	}
+	// Chains and sleep sets are used by default where they apply; asked
+	// for explicitly where they do not, they are an error.
 	if f.chain {
-		// By default chains are used where they apply; asked for
-		// explicitly where they do not, they are an error.
-		explicit := f.fs != nil && f.fs.Changed("chain")
-		var why error
-		switch {
-		case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
-			why = fmt.Errorf("--chain needs depth-first search with the stack proviso")
-		case mode&por.DPOR != 0:
-			why = fmt.Errorf("--chain does not combine with dpor")
-		case eo.MaxDepth > 0:
-			why = fmt.Errorf("--chain does not combine with --max-depth")
-		case mode&(por.Escape|por.Ample) == 0:
-			why = fmt.Errorf("--chain needs a reduction (--por other than none)")
-		}
-		if why != nil && explicit {
+		why := f.unfit("chain", eo, pv, mode)
+		if why != nil && f.explicit("chain") {
 			return vo, 0, why
 		}
 		eo.Chain = why == nil
 	}
 	if f.sleep {
-		explicit := f.fs != nil && f.fs.Changed("sleep")
-		var why error
-		switch {
-		case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
-			why = fmt.Errorf("--sleep needs depth-first search with the stack proviso")
-		case mode&por.DPOR != 0:
-			why = fmt.Errorf("--sleep does not combine with dpor")
-		case eo.MaxDepth > 0:
-			why = fmt.Errorf("--sleep does not combine with --max-depth")
-		case mode&(por.Escape|por.Ample) == 0:
-			why = fmt.Errorf("--sleep needs a reduction (--por other than none)")
-		case eo.Storage != explorer.StorageExact && eo.Storage != explorer.StorageCollapse:
+		why := f.unfit("sleep", eo, pv, mode)
+		if why == nil && eo.Storage != explorer.StorageExact && eo.Storage != explorer.StorageCollapse {
 			why = fmt.Errorf("--sleep needs an exact store (not --hash-compact or --bitstate): a stored state keeps its sleep set")
 		}
-		if why != nil && explicit {
+		if why != nil && f.explicit("sleep") {
 			return vo, 0, why
 		}
 		eo.Sleep = why == nil
@@ -141,6 +120,25 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 	}
 	return mode.VMOptions(vo), mode, nil
 }
+
+// unfit says why --name (chain or sleep) does not apply to the search
+// eo with proviso pv and reduction mode, or returns nil.
+func (f *reductionFlags) unfit(name string, eo *explorer.Options, pv explorer.Proviso, mode por.Mode) error {
+	switch {
+	case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
+		return fmt.Errorf("--%s needs depth-first search with the stack proviso", name)
+	case mode&por.DPOR != 0:
+		return fmt.Errorf("--%s does not combine with dpor", name)
+	case eo.MaxDepth > 0:
+		return fmt.Errorf("--%s does not combine with --max-depth", name)
+	case mode&(por.Escape|por.Ample) == 0:
+		return fmt.Errorf("--%s needs a reduction (--por other than none)", name)
+	}
+	return nil
+}
+
+// explicit reports whether flag name was given on the command line.
+func (f *reductionFlags) explicit(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 
 // registerDefines adds only -D, with a note on how it applies.
 func (f *modelFlags) registerDefines(fs *pflag.FlagSet, note string) {
