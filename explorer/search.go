@@ -477,6 +477,7 @@ type search struct {
 	optimistic, retaint bool
 	sleeper             Sleeper
 	sleepOf             []uint64
+	tmp                 []vm.Trans // scratch
 	sleepFP             [64]vm.Footprint
 	onStack             []uint64 // DFS with ProvisoStack: states on the stack
 	sticky              bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
@@ -874,29 +875,47 @@ func (s *search) wake(id int32, z uint64) {
 	s.sleepOf[id] = h & (z | taintBit)
 	start := len(s.trans)
 	s.trans = s.m.Enabled(s.trans)
-	k := start
-	for _, tr := range s.trans[start:] {
-		if threadBit(tr.Thread)&w != 0 {
-			s.trans[k] = tr
-			k++
-		}
-	}
-	s.trans = s.trans[:k]
+	k := s.wokenFirst(start, w)
 	if k == start {
+		s.trans = s.trans[:start]
 		return
 	}
 	s.stats.Woken++
 	if depth := len(s.stack); depth > s.stats.MaxDepth {
 		s.stats.MaxDepth = depth
 	}
+	// The frame explores the woken transitions; the others (explored, or
+	// left out by the reduction, when the state was first) are there for
+	// the cycle proviso to add: a woken transition that closes a cycle
+	// puts the state on it, and the state must then be expanded fully.
 	again := s.isOnStack(id)
 	s.shuffleRange(start, k)
+	s.shuffleRange(k, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(k), full: int32(k), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), sleep: h & z &^ taintBit, cur: -1, again: again})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(k), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), sleep: h & z &^ taintBit, cur: -1, again: again})
 	if !again {
 		s.setOnStack(id, s.lastFP, true)
 	}
 	s.snapshot()
+}
+
+// wokenFirst reorders s.trans[start:] so that the transitions of the
+// threads in w come first, each part in its order, and returns where the
+// others start.
+func (s *search) wokenFirst(start int, w uint64) int {
+	t := s.trans[start:]
+	s.tmp = s.tmp[:0]
+	k := 0
+	for _, tr := range t {
+		if threadBit(tr.Thread)&w != 0 {
+			t[k] = tr
+			k++
+		} else {
+			s.tmp = append(s.tmp, tr)
+		}
+	}
+	copy(t[k:], s.tmp)
+	return start + k
 }
 
 // materialise handles a chained transition that faulted in a reduced
