@@ -23,3 +23,12 @@ func SetDeltaSnapDepth(d int) int {
 	deltaSnapDepth = d
 	return old
 }
+
+// SetSkipInvariants turns skipping the invariants of states whose
+// invariant reads did not change on or off and returns the previous
+// setting.
+func SetSkipInvariants(on bool) bool {
+	old := skipInvariants
+	skipInvariants = on
+	return old
+}

@@ -88,6 +88,9 @@ func execPutfield(m *Machine, t *Thread, o *op) bool {
 		return m.resume
 	}
 	slots[f.Slot] = v.I
+	if m.invField[o.a] {
+		m.invDirty = true
+	}
 	t.Stack = t.Stack[:n-2]
 	t.top().PC++
 	return true
@@ -105,6 +108,9 @@ func execPutstatic(m *Machine, t *Thread, o *op) bool {
 		return m.resume
 	}
 	m.S.Statics[o.a] = v.I
+	if m.invStatic[o.a] {
+		m.invDirty = true
+	}
 	t.Stack = t.Stack[:len(t.Stack)-1]
 	t.top().PC++
 	return true
@@ -215,6 +221,9 @@ func execArrstore(m *Machine, t *Thread, o *op) bool {
 		return m.typeError(t, "storing a value of the wrong kind into an array")
 	}
 	slots[iv.I] = v.I
+	if m.invArrays {
+		m.invDirty = true
+	}
 	t.Stack = t.Stack[:n-3]
 	t.top().PC++
 	return true

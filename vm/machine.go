@@ -163,6 +163,13 @@ type Machine struct {
 	conf      []bool
 	confStack []heap.Ref
 	slotField [][]int32 // per class, per slot: the field it holds
+
+	// What the invariants can read (see invReads): the fields by index,
+	// the statics, and array elements; invDirty is set by a write to one
+	// of them and by a state replaced (Init, Restore, Decode), and
+	// cleared when the invariants are checked (see InvariantsChanged).
+	invField, invStatic []bool
+	invArrays, invDirty bool
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -236,6 +243,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	for mi := range p.Methods {
 		m.code[mi] = m.decode(int32(mi))
 	}
+	m.invReads()
 	m.Init()
 	return m, nil
 }
@@ -251,6 +259,7 @@ func (m *Machine) Options() Options { return m.opts }
 func (m *Machine) Init() {
 	m.clock++
 	m.version++
+	m.invDirty = true
 	p := m.prog
 	s := &m.S
 	s.Heap.Reset()
@@ -557,12 +566,64 @@ func (m *Machine) typeError(t *Thread, format string, args ...any) bool {
 // returns the first violation, or nil. Evaluation does not change the
 // state: invariant methods may only read.
 func (m *Machine) CheckInvariants() *Fault {
+	m.invDirty = false
 	for _, inv := range m.prog.Invariants {
 		if f := m.evalInvariant(inv); f != nil {
 			return f
 		}
 	}
 	return nil
+}
+
+// InvariantsChanged reports whether the invariants may evaluate otherwise
+// than when CheckInvariants last ran (or MarkInvariantsChecked was
+// called): a transition since wrote a field, static or array element an
+// invariant may read, or the state was replaced. A search can skip the
+// check of a state reached from a checked one when it is false.
+func (m *Machine) InvariantsChanged() bool { return m.invDirty }
+
+// MarkInvariantsChecked tells the machine that its current state (just
+// restored or decoded, say) is one whose invariants were checked.
+func (m *Machine) MarkInvariantsChecked() { m.invDirty = false }
+
+// invReads finds what the invariants can read: the fields, statics and
+// array elements of the getfield, getstatic and arrload instructions of
+// every method they can call (every override an invokevirtual may reach).
+// Invariants execute only pure instructions (see evalInvariant), so
+// nothing else in the state bears on their value.
+func (m *Machine) invReads() {
+	p := m.prog
+	m.invField = make([]bool, len(p.Fields))
+	m.invStatic = make([]bool, len(p.Statics))
+	seen := make([]bool, len(p.Methods))
+	work := append([]int32(nil), p.Invariants...)
+	for len(work) > 0 {
+		mi := work[len(work)-1]
+		work = work[:len(work)-1]
+		if mi < 0 || int(mi) >= len(p.Methods) || seen[mi] {
+			continue
+		}
+		seen[mi] = true
+		for _, in := range p.Methods[mi].Code {
+			switch in.Op {
+			case bytecode.OpGetfield:
+				m.invField[in.A] = true
+			case bytecode.OpGetstatic:
+				m.invStatic[in.A] = true
+			case bytecode.OpArrload:
+				m.invArrays = true
+			case bytecode.OpInvokestatic:
+				work = append(work, int32(in.A))
+			case bytecode.OpInvokevirtual:
+				work = append(work, int32(in.A))
+				for _, t := range m.vtab[in.A] {
+					if t >= 0 {
+						work = append(work, t)
+					}
+				}
+			}
+		}
+	}
 }
 
 func (m *Machine) evalInvariant(mi int32) *Fault {

@@ -142,6 +142,7 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 // Restore makes s the machine's state again.
 func (m *Machine) Restore(s *Snapshot) {
 	m.version++
+	m.invDirty = true
 	st := &m.S
 	src := s.full
 	if src == nil {

@@ -258,6 +258,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 func (m *Machine) Decode(b []byte) {
 	m.clock++
 	m.version++
+	m.invDirty = true
 	s := &m.S
 	off := 0
 	uv := func() uint64 {
