@@ -49,45 +49,43 @@ func TestInvariants_skipMatchesFullCheck(t *testing.T) {
 	}
 	withInv, violations := 0, 0
 	for seed, src := range srcs {
-		{
-			p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
-			if err != nil {
-				t.Fatal(err)
+		p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Invariants) == 0 {
+			continue
+		}
+		withInv++
+		for _, mode := range []por.Mode{por.None, por.All} {
+			run := func(skip bool) (map[string]bool, explorer.Stats) {
+				defer explorer.SetSkipInvariants(explorer.SetSkipInvariants(skip))
+				m, err := vm.New(p, mode.VMOptions(vm.Options{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				errs := map[string]bool{}
+				opts := explorer.Options{Continue: true, MaxStates: 200000, Chain: true, Sleep: true,
+					OnError: func(f *vm.Fault, fp uint64) {
+						errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
+					}}
+				if r := por.New(p, mode); r != nil {
+					opts.Reducer = r
+				}
+				return errs, explorer.Search(m, opts).Stats
 			}
-			if len(p.Invariants) == 0 {
-				continue
+			full, fst := run(false)
+			skip, sst := run(true)
+			for e := range full {
+				if strings.HasPrefix(e, "invariant") {
+					violations++
+					break
+				}
 			}
-			withInv++
-			for _, mode := range []por.Mode{por.None, por.All} {
-				run := func(skip bool) (map[string]bool, explorer.Stats) {
-					defer explorer.SetSkipInvariants(explorer.SetSkipInvariants(skip))
-					m, err := vm.New(p, mode.VMOptions(vm.Options{}))
-					if err != nil {
-						t.Fatal(err)
-					}
-					errs := map[string]bool{}
-					opts := explorer.Options{Continue: true, MaxStates: 200000, Chain: true, Sleep: true,
-						OnError: func(f *vm.Fault, fp uint64) {
-							errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
-						}}
-					if r := por.New(p, mode); r != nil {
-						opts.Reducer = r
-					}
-					return errs, explorer.Search(m, opts).Stats
-				}
-				full, fst := run(false)
-				skip, sst := run(true)
-				for e := range full {
-					if e[:9] == "invariant" {
-						violations++
-						break
-					}
-				}
-				if !maps.Equal(full, skip) || fst.States != sst.States || fst.Transitions != sst.Transitions {
-					t.Errorf("seed %d --por=%s: skipping finds %v in %d states, %d transitions; checking every state %v in %d, %d\n%s",
-						seed, mode, slices.Sorted(maps.Keys(skip)), sst.States, sst.Transitions,
-						slices.Sorted(maps.Keys(full)), fst.States, fst.Transitions, src)
-				}
+			if !maps.Equal(full, skip) || fst.States != sst.States || fst.Transitions != sst.Transitions {
+				t.Errorf("program %d --por=%s: skipping finds %v in %d states, %d transitions; checking every state %v in %d, %d\n%s",
+					seed, mode, slices.Sorted(maps.Keys(skip)), sst.States, sst.Transitions,
+					slices.Sorted(maps.Keys(full)), fst.States, fst.Transitions, src)
 			}
 		}
 	}
