@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,9 +23,16 @@ import (
 // arrays, the unreduced search and the default reduction (chains and
 // sleep sets) find the same violations, each in the same state, and the
 // same numbers of states and transitions, as when every state's
-// invariants are evaluated.
+// invariants are evaluated. MCVM_GEN_PROGRAMS sets the number of programs
+// per generator (default 60).
 func TestInvariants_skipMatchesFullCheck(t *testing.T) {
 	n := 60
+	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
+		}
+	}
 	if testing.Short() {
 		n = 15
 	}
