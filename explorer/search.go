@@ -96,6 +96,10 @@ type Dynamic interface {
 	// Leave is called when the search leaves the state at level, stored
 	// as id, for good: all its transitions are explored.
 	Leave(level int, id int32)
+	// Asleep is called, with sleep sets, for the state just entered at
+	// level (the machine holds it) with the threads asleep there: their
+	// transitions will not be explored from it.
+	Asleep(m *vm.Machine, level int, threads uint64)
 }
 
 // Scheduler lets a Dynamic reduction add transitions to the levels of the
@@ -215,16 +219,19 @@ type Options struct {
 	// stored one would be.
 	// Counterexamples list every chained transition.
 	Chain bool
-	// Sleep adds sleep sets (Godefroid) where Chain would apply (whether
-	// or not it is set) and the store is exact (exact or collapse), with a
-	// Reducer that implements Sleeper: after a state's transition of thread
-	// p has been explored, p sleeps in the states its later siblings reach
-	// until a transition dependent with p's runs, and a sleeping thread's
-	// transitions are not explored (the states they lead to are reached
-	// the other way round). Each stored state keeps the sleep set it was
-	// explored with; a revisit with a smaller one explores the transitions
-	// that were asleep then and are awake now. Fewer transitions, the same
-	// states reached, errors and end states. With Continue on a program
+	// Sleep adds sleep sets (Godefroid) to depth-first search with the
+	// stack proviso and no MaxDepth, with an exact store (exact or
+	// collapse) and a Reducer, or a Dynamic reduction, that implements
+	// Sleeper: after a state's transitions of thread p have been
+	// explored, p sleeps in the states its later siblings reach until a
+	// transition dependent with p's runs, and a fully expanded state does
+	// not explore a sleeping thread's transitions (the states they lead to
+	// are reached the other way round). Each stored state keeps the sleep
+	// set it was explored with; a revisit with a smaller one explores the
+	// transitions that were asleep then and are awake now. Fewer
+	// transitions, the same states reached (with a Dynamic reduction,
+	// fewer races found and usually fewer states), errors and end states.
+	// With Continue on a program
 	// with invariants, a state that violates one is not expanded, so what a
 	// sleeping transition would reach from it is reached neither way round:
 	// the search runs as if that could not happen and stops at the first
@@ -368,9 +375,13 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	if s.proviso == ProvisoStack && opts.Order != DFS {
 		s.proviso = ProvisoDuplicate
 	}
-	chainable := opts.Reducer != nil && opts.Dynamic == nil && opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
-	s.chaining = opts.Chain && chainable
-	if sl, ok := opts.Reducer.(Sleeper); ok && opts.Sleep && chainable && s.exact != nil {
+	dfsStack := opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
+	s.chaining = opts.Chain && opts.Reducer != nil && opts.Dynamic == nil && dfsStack
+	sl, ok := opts.Reducer.(Sleeper)
+	if opts.Dynamic != nil {
+		sl, ok = opts.Dynamic.(Sleeper)
+	}
+	if ok && opts.Sleep && dfsStack && s.exact != nil {
 		s.sleeping, s.sleeper = true, sl
 		if opts.Continue && len(m.Program().Invariants) > 0 {
 			s.tainting, s.optimistic = taint, !taint
@@ -881,7 +892,7 @@ func (s *search) wake(id int32, z uint64) {
 	s.sleepOf[id] = h & (z | taintBit)
 	start := len(s.trans)
 	s.trans = s.m.Enabled(s.trans)
-	k := s.wokenFirst(start, w)
+	k := s.partition(start, w, true)
 	if k == start {
 		s.trans = s.trans[:start]
 		return
@@ -890,38 +901,26 @@ func (s *search) wake(id int32, z uint64) {
 	if depth := len(s.stack); depth > s.stats.MaxDepth {
 		s.stats.MaxDepth = depth
 	}
-	// The frame explores the woken transitions; the others (explored, or
-	// left out by the reduction, when the state was first) are there for
-	// the cycle proviso to add: a woken transition that closes a cycle
-	// puts the state on it, and the state must then be expanded fully.
+	// The frame explores the woken transitions; the others are there for
+	// the cycle proviso and the dynamic reduction to add (they were
+	// explored, or left out by the reduction, when the state was first).
+	sleep := h & z &^ taintBit
+	end := k
+	if d := s.opts.Dynamic; d != nil {
+		end = max(end, start+d.Enter(s.m, len(s.stack), s.trans[start:], len(s.trans)-start))
+		if sleep != 0 {
+			d.Asleep(s.m, len(s.stack), sleep)
+		}
+	}
 	again := s.isOnStack(id)
-	s.shuffleRange(start, k)
-	s.shuffleRange(k, len(s.trans))
+	s.shuffleRange(start, end)
+	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(k), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), sleep: h & z &^ taintBit, cur: -1, again: again})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), sleep: sleep, cur: -1, again: again})
 	if !again {
 		s.setOnStack(id, s.lastFP, true)
 	}
 	s.snapshot()
-}
-
-// wokenFirst reorders s.trans[start:] so that the transitions of the
-// threads in w come first, each part in its order, and returns where the
-// others start.
-func (s *search) wokenFirst(start int, w uint64) int {
-	t := s.trans[start:]
-	s.tmp = s.tmp[:0]
-	k := 0
-	for _, tr := range t {
-		if threadBit(tr.Thread)&w != 0 {
-			t[k] = tr
-			k++
-		} else {
-			s.tmp = append(s.tmp, tr)
-		}
-	}
-	copy(t[k:], s.tmp)
-	return start + k
 }
 
 // materialise handles a chained transition that faulted in a reduced
@@ -959,7 +958,7 @@ func (s *search) materialise(tr vm.Trans) {
 	if !ok {
 		return
 	}
-	s.push(nid, int(start))
+	s.push(nid, int(start), 0)
 	nt := &s.stack[len(s.stack)-1]
 	s.expandFully(nt)
 	for i := nt.start; i < nt.full; i++ {
@@ -1038,22 +1037,49 @@ func (s *search) shuffleRange(a, b int) {
 }
 
 // push makes the state just checked, whose transitions are s.trans[start:],
-// the top of the DFS stack.
-func (s *search) push(id int32, start int) {
+// the top of the DFS stack, with sleep set z.
+func (s *search) push(id int32, start int, z uint64) {
 	end := s.reduce(start)
 	if d := s.opts.Dynamic; d != nil {
 		n := end - start
+		if z != 0 && n == len(s.trans)-start {
+			// A thread that is awake first: the dynamic reduction starts
+			// with the first thread's transitions.
+			s.partition(start, z, false)
+		}
 		end = start + d.Enter(s.m, len(s.stack), s.trans[start:], n)
 		if n == len(s.trans)-start && end < len(s.trans) {
 			s.stats.Reduced++
+		}
+		if z != 0 {
+			d.Asleep(s.m, len(s.stack), z)
 		}
 	}
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), cur: -1})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), cur: -1, sleep: z})
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
+}
+
+// partition reorders s.trans[start:] so that the transitions whose
+// thread's bit is in mask (in set) or not in it (in clear) come first,
+// each part in its order, and returns where the second part starts.
+func (s *search) partition(start int, mask uint64, in bool) int {
+	t := s.trans[start:]
+	s.tmp = s.tmp[:0]
+	k := 0
+	for _, tr := range t {
+		if (threadBit(tr.Thread)&mask != 0) == in {
+			t[k] = tr
+			k++
+		} else {
+			s.tmp = append(s.tmp, tr)
+		}
+	}
+	copy(t[k:], s.tmp)
+	return start + k
 }
 
 func (s *search) dfs() {
@@ -1070,7 +1096,7 @@ func (s *search) dfs() {
 	if !s.check(id) {
 		return
 	}
-	s.push(id, 0)
+	s.push(id, 0, 0)
 	for len(s.stack) > 0 {
 		if s.tick() {
 			return
@@ -1112,10 +1138,13 @@ func (s *search) dfs() {
 		nt := 0
 		if s.sleeping && top.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
 			// Only a fully expanded state leaves out sleeping threads: a
-			// reduced one explores its whole persistent set, so that a
-			// cycle it lies on is seen by the stack proviso (a persistent
-			// set all asleep would otherwise hide the cycle, and with it
-			// the transitions the proviso must add).
+			// reduced one explores all it was reduced to, so that a cycle
+			// it lies on is seen by the stack proviso (a persistent set all
+			// asleep would otherwise hide the cycle, and with it the
+			// transitions the proviso must add). The same holds for the
+			// dynamic reduction's states (leaving sleepers out of those
+			// lost an assertion on a program with exception handlers,
+			// por/testdata/gen_handlers_351.mcasm).
 			s.stats.Slept++
 			continue
 		}
@@ -1217,11 +1246,10 @@ func (s *search) dfs() {
 			s.trans = s.trans[:start]
 			continue
 		}
-		s.push(nid, int(start))
 		if s.sleeping {
 			s.setSleep(nid, z)
-			s.stack[len(s.stack)-1].sleep = z
 		}
+		s.push(nid, int(start), z)
 	}
 }
 

@@ -754,15 +754,24 @@ func (d *Dynamic) merge(level int, t int32, bits []uint64) {
 }
 
 // Leave implements explorer.Dynamic: the state at level, stored as id, is
-// done; its summary is kept for revisits and joins its parent's.
+// done; its summary is kept for revisits and joins its parent's. (With
+// sleep sets a state can be left twice, the second time after exploring
+// transitions woken by a revisit: its summary is then the union.)
 func (d *Dynamic) Leave(level int, id int32) {
 	if !d.SII || id < 0 || level >= len(d.sum) {
 		return
 	}
-	sm := d.sum[level]
 	for int(id) >= len(d.sumOf) {
 		d.sumOf = append(d.sumOf, -1)
 	}
+	if old := d.sumOf[id]; old >= 0 {
+		k := d.red.words
+		for t := int32(0); int(t)*k < int(d.pool.size[old]); t++ {
+			d.pool.thread(old, t, d.fut)
+			d.merge(level, t, d.fut)
+		}
+	}
+	sm := d.sum[level]
 	d.sumOf[id] = d.pool.add(sm)
 	if level > 0 {
 		k := d.red.words
@@ -771,6 +780,26 @@ func (d *Dynamic) Leave(level int, id int32) {
 		}
 	}
 }
+
+// Asleep implements explorer.Dynamic: the transitions of the threads
+// asleep at level are not explored from it, so what they would access
+// below it is not seen there; the summary takes the static analysis's
+// future of each instead.
+func (d *Dynamic) Asleep(m *vm.Machine, level int, threads uint64) {
+	if !d.SII {
+		return
+	}
+	for b := threads; b != 0; b &= b - 1 {
+		p := int32(bits.TrailingZeros64(b))
+		if int(p) < m.NumThreads() {
+			d.red.future(m, p, d.fut)
+			d.merge(level, p, d.fut)
+		}
+	}
+}
+
+// Dependent implements explorer.Sleeper, as Reducer.Dependent.
+func (d *Dynamic) Dependent(a, b vm.Footprint) bool { return d.red.Dependent(a, b) }
 
 // SIIStats describes the summaries kept: how many states have one, how
 // many distinct summaries there are, and their memory collapsed (each

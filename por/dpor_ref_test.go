@@ -87,6 +87,10 @@ func (d *refDynamic) Before(m *vm.Machine, level int, tr vm.Trans) {
 // Leave implements explorer.Dynamic.
 func (d *refDynamic) Leave(level int, id int32) {}
 
+// Asleep implements explorer.Dynamic (the reference takes the static
+// analysis at every revisit, which covers sleeping threads).
+func (d *refDynamic) Asleep(m *vm.Machine, level int, threads uint64) {}
+
 // After implements explorer.Dynamic.
 func (d *refDynamic) After(m *vm.Machine, level int, id int32, isNew, onStack bool) {
 	// The footprint stays the one predicted before the transition ran,

@@ -127,11 +127,11 @@ func (f *reductionFlags) unfit(name string, eo *explorer.Options, pv explorer.Pr
 	switch {
 	case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
 		return fmt.Errorf("--%s needs depth-first search with the stack proviso", name)
-	case mode&por.DPOR != 0:
-		return fmt.Errorf("--%s does not combine with dpor", name)
+	case mode&por.DPOR != 0 && name == "chain":
+		return fmt.Errorf("--chain does not combine with dpor")
 	case eo.MaxDepth > 0:
 		return fmt.Errorf("--%s does not combine with --max-depth", name)
-	case mode&(por.Escape|por.Ample) == 0:
+	case mode == por.None:
 		return fmt.Errorf("--%s needs a reduction (--por other than none)", name)
 	}
 	return nil

@@ -61,7 +61,7 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--sleep", "--collapse", "-D", "N=3", "--continue", philoOK}, exitOK},
 		{[]string{"check", "--sleep", "--por", "none", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--search", "bfs", philo}, exitUsage},
-		{[]string{"check", "--sleep", "--por", "dpor", philo}, exitUsage},
+		{[]string{"check", "--sleep", "--por", "dpor", philo}, exitViolation},
 		{[]string{"check", "--sleep", "--max-depth", "10", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--hash-compact", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--bitstate", "20", philo}, exitUsage},
