@@ -60,7 +60,7 @@ func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.por, "por", "all", "partial-order reduction: none; escape (accesses to objects only one thread can reach are not scheduling points); ample (persistent sets from what the other threads can still access); dpor (stateful dynamic POR, depth-first only; also ample+dpor, escape+dpor, escape+ample+dpor, where escape chooses persistent sets but does not merge accesses); all (escape and ample: the strongest sound combination measured)")
 	fs.StringVar(&f.proviso, "proviso", "auto", "cycle proviso of the reduction: stack (depth-first only), duplicate, static (sticky backward jumps), or auto (stack for dfs, duplicate for bfs)")
 	fs.BoolVar(&f.chain, "chain", true, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; a chain stores the state after its ninth backward jump, so every cycle keeps a stored state. Fewer states stored, the same errors and end states. On by default wherever it applies: depth-first search, the stack proviso, a reduction without dpor and no --max-depth (an explicit --chain with anything else is an error); --chain=false stores every state the reduction explores. Counterexamples list every transition")
-	fs.BoolVar(&f.sleep, "sleep", true, "sleep sets (Godefroid): once a state's transition of one thread has been explored, that thread sleeps in the states its later siblings reach until a dependent transition runs, and its transitions are not explored there (the states they lead to are reached the other way round); a revisit with fewer threads asleep explores the ones woken. Fewer transitions, the same states, errors and end states, 8 bytes per stored state. On by default wherever chains apply (whether or not --chain is on) with an exact store (not --hash-compact or --bitstate); an explicit --sleep elsewhere is an error, --sleep=false turns them off")
+	fs.BoolVar(&f.sleep, "sleep", true, "sleep sets (Godefroid): once a state's transition of one thread has been explored, that thread sleeps in the states its later siblings reach until a dependent transition runs, and its transitions are not explored there (the states they lead to are reached the other way round); a revisit with fewer threads asleep explores the ones woken. Fewer transitions, the same states, errors and end states, 8 bytes per stored state. On by default wherever chains apply (whether or not --chain is on) with an exact store (not --hash-compact or --bitstate); with dpor only when given (there they also cut states on most models, but double dining philosophers'); an explicit --sleep elsewhere (breadth-first search, --max-depth, --por none, a lossy store) is an error, --sleep=false turns them off")
 	fs.BoolVar(&f.sii, "sii", true, "with dpor: at a revisit of a state the search has left, take what each thread may access below it from the state's summarised interleaving information (the accesses seen below it, kept collapsed for every state; MoonWalker section 6) instead of the static analysis of what it can still do; --sii=false uses the static analysis at every revisit (no memory per state)")
 	f.fs = fs
 }
@@ -106,7 +106,10 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		if why != nil && f.explicit("sleep") {
 			return vo, 0, why
 		}
-		eo.Sleep = why == nil
+		// With dpor only when asked for: measured, they cut the states
+		// and time of most models but double dining philosophers'
+		// (benchmarks/RESULTS.md).
+		eo.Sleep = why == nil && (mode&por.DPOR == 0 || f.explicit("sleep"))
 	}
 	if r := por.New(p, mode); r != nil {
 		if r.Reduces() {

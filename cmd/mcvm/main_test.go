@@ -62,6 +62,7 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--sleep", "--por", "none", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--search", "bfs", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--por", "dpor", philo}, exitViolation},
+		{[]string{"check", "--sleep", "--por", "dpor", "--search", "bfs", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--max-depth", "10", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--hash-compact", philo}, exitUsage},
 		{[]string{"check", "--sleep", "--bitstate", "20", philo}, exitUsage},
@@ -194,6 +195,18 @@ func TestCheck_sii(t *testing.T) {
 	}
 	if s := r.SII; s == nil || s.States != r.States || s.Distinct == 0 || s.Distinct >= s.States || s.CollapsedBytes >= s.FullBytes {
 		t.Errorf("%d states, sii %+v", r.States, r.SII)
+	}
+	// Sleep sets with dpor only when asked for.
+	for _, c := range []struct {
+		flags []string
+		sleep bool
+	}{{nil, false}, {[]string{"--sleep"}, true}} {
+		args := append([]string{"check", "--json", "--continue", "--por", "dpor", "-D", "N=4"}, c.flags...)
+		_, out, _ := runMain(append(args, philoOK)...)
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r["sleep"] != c.sleep {
+			t.Errorf("mcvm %v: sleep %v (%v)", args, r["sleep"], err)
+		}
 	}
 }
 
