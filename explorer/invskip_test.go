@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -26,12 +25,9 @@ import (
 // invariants are evaluated. MCVM_GEN_PROGRAMS sets the number of programs
 // per generator (default 60).
 func TestInvariants_skipMatchesFullCheck(t *testing.T) {
-	n := 60
-	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
-		}
+	n, err := progen.Count(60)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if testing.Short() {
 		n = 15

@@ -3,9 +3,7 @@ package explorer_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -82,12 +80,9 @@ func compareMerging(t *testing.T, seed uint64, src string) (outcome, bool) {
 // depth-first and breadth-first search must agree. MCVM_GEN_PROGRAMS sets
 // how many programs (default 150; run more with e.g. MCVM_GEN_PROGRAMS=5000).
 func TestGenerated_mergingIsSound(t *testing.T) {
-	n := 150
-	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
-		}
+	n, err := progen.Count(150)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if testing.Short() {
 		n = 30

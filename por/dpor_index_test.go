@@ -1,8 +1,6 @@
 package por
 
 import (
-	"os"
-	"strconv"
 	"testing"
 
 	"mcvm/asm"
@@ -20,12 +18,9 @@ import (
 // difference is a bug in them. MCVM_GEN_PROGRAMS sets the number of
 // programs per generator (default 30).
 func TestDynamic_indexesMatchScan(t *testing.T) {
-	n := 30
-	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
-		}
+	n, err := progen.Count(30)
+	if err != nil {
+		t.Fatal(err)
 	}
 	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
 	gens := map[string]func(uint64) string{"por": progen.GeneratePOR, "base": progen.Generate, "handlers": handlers}

@@ -101,12 +101,9 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 }
 
 func genCount(t *testing.T, def int) int {
-	n := def
-	if s := os.Getenv("MCVM_GEN_PROGRAMS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("MCVM_GEN_PROGRAMS=%q", s)
-		}
+	n, err := progen.Count(def)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if testing.Short() {
 		n = min(n, 40)

@@ -8,8 +8,24 @@ package progen
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 )
+
+// Count returns how many programs of each generator a differential test
+// runs: def, or MCVM_GEN_PROGRAMS when it is set (longer runs, e.g. 600).
+func Count(def int) (int, error) {
+	s := os.Getenv("MCVM_GEN_PROGRAMS")
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("MCVM_GEN_PROGRAMS=%q: want a number of programs", s)
+	}
+	return n, nil
+}
 
 // Generate returns the assembly source of the program for seed.
 func Generate(seed uint64) string { return GenerateWith(seed, Options{}) }
