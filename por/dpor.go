@@ -90,6 +90,12 @@ type Dynamic struct {
 	sum   [][]uint64
 	sumOf []int32
 	pool  siiPool
+	// nextFP holds, when nextOK, the footprints After found for the
+	// threads of the new state it was called for (FootNone for those it
+	// skipped), which Enter of that state takes for its summary instead of
+	// computing them again.
+	nextFP []vm.Footprint
+	nextOK bool
 }
 
 // locSlot is a location's slot in Dynamic.locs: the location (see
@@ -151,6 +157,7 @@ func (d *Dynamic) Start(s interface {
 	d.monHead, d.thrHead = -1, -1
 	d.sumOf = d.sumOf[:0]
 	d.pool = siiPool{}
+	d.nextOK = false
 }
 
 // Enter implements explorer.Dynamic: with a persistent set from the static
@@ -183,12 +190,19 @@ func (d *Dynamic) Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int {
 		// transition, enabled or not (see After): its summary starts with
 		// them.
 		for p := int32(0); int(p) < m.NumThreads(); p++ {
-			if st := m.ThreadStatus(p); st != vm.StatusTerminated && st != vm.StatusNew {
-				fp := m.NextFootprint(p)
+			var fp vm.Footprint
+			switch {
+			case d.nextOK && int(p) < len(d.nextFP):
+				fp = d.nextFP[p]
+			case m.ThreadStatus(p) != vm.StatusTerminated && m.ThreadStatus(p) != vm.StatusNew:
+				fp = m.NextFootprint(p)
+			}
+			if fp.Kind != vm.FootNone {
 				d.summarise(level, p, fp, d.entity(fp))
 			}
 		}
 	}
+	d.nextOK = false
 	if n < len(trans) || len(trans) == 0 {
 		return n
 	}
@@ -202,6 +216,7 @@ func (d *Dynamic) Enter(m *vm.Machine, level int, trans []vm.Trans, n int) int {
 // Before implements explorer.Dynamic: the footprint of the transition about
 // to be taken from level, which becomes the top of the path.
 func (d *Dynamic) Before(m *vm.Machine, level int, tr vm.Trans) {
+	d.nextOK = false
 	for d.top > level {
 		d.pop()
 	}
@@ -391,6 +406,15 @@ func (d *Dynamic) After(m *vm.Machine, level int, id int32, isNew, onStack bool)
 	if d.SII && !isNew && !onStack && id >= 0 && int(id) < len(d.sumOf) {
 		sii = d.sumOf[id]
 	}
+	d.nextOK = isNew && d.SII
+	if d.nextOK {
+		if nt := m.NumThreads(); cap(d.nextFP) < nt {
+			d.nextFP = make([]vm.Footprint, nt, 2*nt)
+		} else {
+			d.nextFP = d.nextFP[:nt]
+			clear(d.nextFP)
+		}
+	}
 	for p := int32(0); int(p) < m.NumThreads(); p++ {
 		st := m.ThreadStatus(p)
 		if st == vm.StatusTerminated {
@@ -402,6 +426,9 @@ func (d *Dynamic) After(m *vm.Machine, level int, id int32, isNew, onStack bool)
 				continue // it cannot run before it is started, later
 			}
 			fp := m.NextFootprint(p)
+			if d.nextOK {
+				d.nextFP[p] = fp
+			}
 			if fp.Kind == vm.FootNone {
 				continue
 			}
