@@ -17,7 +17,15 @@ import (
 type Canon struct {
 	ids   []Ref // old ref -> new ref, 0 when not reached
 	order []Ref // new ref - 1 -> old ref
+	// owners, if not nil, renames monitor owners: owner o > 0 is written
+	// as owners[o-1]+1 (see SetOwners).
+	owners []int32
 }
+
+// SetOwners makes EncodeObjects write a monitor owner o > 0 as
+// owners[o-1]+1 (nil: as it is), for an encoding whose owners (thread
+// numbers, to heap) are renamed. Reset does not change it.
+func (c *Canon) SetOwners(owners []int32) { c.owners = owners }
 
 // Reset prepares c for heap h.
 func (c *Canon) Reset(h *Heap) {
@@ -141,7 +149,11 @@ func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip int, cuts []int
 			tag = uint64(o.Kind - KindIntArray) // 0 int array, 1 reference array
 		}
 		p = PutUvarint(w, p, tag)
-		p = PutUvarint(w, p, uint64(o.Owner))
+		owner := o.Owner
+		if c.owners != nil && owner > 0 && int(owner) <= len(c.owners) {
+			owner = c.owners[owner-1] + 1
+		}
+		p = PutUvarint(w, p, uint64(owner))
 		if o.Owner != 0 {
 			p = PutUvarint(w, p, uint64(o.Count))
 		}

@@ -170,6 +170,19 @@ type Machine struct {
 	// cleared when the invariants are checked (see InvariantsChanged).
 	invField, invStatic []bool
 	invArrays, invDirty bool
+
+	// Scratch of SortThreads and PermuteThreads (see symmetry.go).
+	symKeys  []byte
+	symOff   []int32
+	symMark  []int32
+	symLocal []heap.Ref
+	symInv   []int32
+	symTmp   []Thread
+	symOrd   []*Thread
+	symEnc   [2][]byte
+	symTry   []int32
+	symGrp   []int32
+	symRank  []int32
 }
 
 // New prepares a machine for a verified program p (as returned by

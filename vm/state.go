@@ -143,7 +143,7 @@ type State struct {
 // thread's frames. A thread with no exception handling under way encodes
 // as it did before structured exception handling existed.
 func (m *Machine) Encode(b []byte) []byte {
-	b, _ = m.encode(b, nil, false)
+	b, _ = m.encode(b, nil, false, nil, nil)
 	return b
 }
 
@@ -154,14 +154,26 @@ func (m *Machine) Encode(b []byte) []byte {
 // are exactly Encode's; the components are what collapse compression
 // (explorer.CollapseStore) stores once each.
 func (m *Machine) EncodeSplit(b []byte, cuts []int32) ([]byte, []int32) {
-	return m.encode(b, cuts, true)
+	return m.encode(b, cuts, true, nil, nil)
 }
 
-// encode is Encode, appending the components' ends to cuts if split.
-func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
+// encode is Encode, appending the components' ends to cuts if split. If
+// order is not nil, it encodes the state as if the threads were renamed
+// by PermuteThreads(order): thread i is the thread at order[i], and inv
+// is order's inverse.
+func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32) ([]byte, []int32) {
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
+	c.SetOwners(inv)
+	threads := s.Threads
+	if order != nil {
+		m.symOrd = m.symOrd[:0]
+		for _, i := range order {
+			m.symOrd = append(m.symOrd, s.Threads[i])
+		}
+		threads = m.symOrd
+	}
 	// The Thread objects are the first roots; the same loop counts the
 	// room for the most the statics and threads can take (see heap.Room):
 	// one varint for the count and per static; per thread status, owner,
@@ -169,7 +181,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 	// pc, lock and nslots, up to two per value (a big int is a marker and
 	// a varint) and six per pending record.
 	n := 1 + len(s.Statics)
-	for _, t := range s.Threads {
+	for _, t := range threads {
 		c.Root(t.Obj)
 		n += 7 + 4*len(t.Frames) + 2*len(t.Stack) + 6*len(t.Pending)
 	}
@@ -188,7 +200,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 	if split {
 		cuts = append(cuts, int32(p))
 	}
-	for _, t := range s.Threads {
+	for _, t := range threads {
 		if len(t.Pending) > 0 {
 			w[p] = byte(t.Status) | pendingBit
 		} else {
@@ -196,7 +208,11 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool) ([]byte, []int32) {
 		}
 		p++
 		obj := s.Heap.Obj(t.Obj)
-		p = heap.PutUvarint(w, p, uint64(obj.Owner))
+		owner := obj.Owner
+		if inv != nil && owner > 0 {
+			owner = inv[owner-1] + 1
+		}
+		p = heap.PutUvarint(w, p, uint64(owner))
 		if obj.Owner != 0 {
 			p = heap.PutUvarint(w, p, uint64(obj.Count))
 		}

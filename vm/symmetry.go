@@ -1,0 +1,476 @@
+// Thread symmetry: putting the threads of a state in a canonical order.
+
+package vm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+
+	"mcvm/bytecode"
+	"mcvm/heap"
+)
+
+// ThreadIDUse returns the first instruction (method, pc) by which the
+// program can observe a thread's id as a number: tid, or a read of the
+// Thread object's id field. Without one, renaming the threads of a state
+// (a permutation of their ids, applied to everything that holds one) is an
+// isomorphism of the state graph, which thread symmetry reduction relies
+// on (see SortThreads).
+func ThreadIDUse(p *bytecode.Program) (method, pc int32, found bool) {
+	for mi := range p.Methods {
+		for pc, in := range p.Methods[mi].Code {
+			switch {
+			case in.Op == bytecode.OpTid:
+			case in.Op == bytecode.OpGetfield && p.Fields[in.A].Class == bytecode.ClassThread:
+			default:
+				continue
+			}
+			return int32(mi), int32(pc), true
+		}
+	}
+	return -1, -1, false
+}
+
+// SortThreads puts the threads in a canonical order. First they are
+// stably sorted by a key that depends only on each thread's own record
+// (status, monitor, frames, values, exception handling under way), with
+// references written as "this thread's object", "another thread's
+// object", "the object static i holds" or "the k-th other object the
+// record mentions"; the key does not change when threads are renamed.
+// Threads with equal keys can still differ in how the rest of the state
+// refers to them (an array of Thread objects, a monitor they hold), so
+// within each run of equal keys the order that gives the smallest
+// encoding is taken, trying every order of the runs as long as their
+// orders multiply to at most MaxSymmetryTries (runs beyond that keep
+// their relative order). So the order is a function of the state up to
+// the names of its threads, and states that differ only in those encode
+// identically, except where runs were left as they were (the reduction
+// is then smaller, never unsound).
+//
+// It appends to perm[:0], for each new index i, the old index of the
+// thread now at i, and reports whether any thread moved (then it renamed
+// them as PermuteThreads does). Only sound for programs without
+// ThreadIDUse.
+func (m *Machine) SortThreads(perm []int32) ([]int32, bool) {
+	s := &m.S
+	n := len(s.Threads)
+	perm = perm[:0]
+	for i := 0; i < n; i++ {
+		perm = append(perm, int32(i))
+	}
+	if n < 2 {
+		return perm, false
+	}
+	m.threadKeys()
+	key := func(i int32) []byte { return m.symKeys[m.symOff[i]:m.symOff[i+1]] }
+	for i := 1; i < n; i++ { // insertion sort: stable, and linear on sorted input
+		p := perm[i]
+		kp := key(p)
+		j := i
+		for j > 0 && bytes.Compare(key(perm[j-1]), kp) > 0 {
+			perm[j] = perm[j-1]
+			j--
+		}
+		perm[j] = p
+	}
+	// Threads with equal keys: ordered by where the rest of the state
+	// first refers to their Thread objects (see threadRanks).
+	ties := false
+	for i := 1; i < n && !ties; i++ {
+		ties = bytes.Equal(key(perm[i-1]), key(perm[i]))
+	}
+	if !ties {
+		return perm, m.permuteIfMoved(perm)
+	}
+	m.threadRanks(perm)
+	rank := m.symRank
+	less := func(a, b int32) bool {
+		if c := bytes.Compare(key(a), key(b)); c != 0 {
+			return c < 0
+		}
+		return rank[a] < rank[b]
+	}
+	same := func(a, b int32) bool { return rank[a] == rank[b] && bytes.Equal(key(a), key(b)) }
+	for i := 1; i < n; i++ {
+		p := perm[i]
+		j := i
+		for j > 0 && less(p, perm[j-1]) {
+			perm[j] = perm[j-1]
+			j--
+		}
+		perm[j] = p
+	}
+	// Runs still equal, as (start, end) pairs, while their orders multiply
+	// to at most MaxSymmetryTries.
+	m.symGrp = m.symGrp[:0]
+	tries := 1
+	for a := 0; a < n; {
+		b := a + 1
+		for b < n && same(perm[a], perm[b]) {
+			b++
+		}
+		if f := factorial(b - a); b-a > 1 && tries*f <= MaxSymmetryTries {
+			tries *= f
+			m.symGrp = append(m.symGrp, int32(a), int32(b))
+		}
+		a = b
+	}
+	if tries > 1 {
+		m.bestOrder(perm, tries)
+	}
+	return perm, m.permuteIfMoved(perm)
+}
+
+// permuteIfMoved renames the threads by perm unless it is the identity,
+// and reports whether it was not.
+func (m *Machine) permuteIfMoved(perm []int32) bool {
+	for i, p := range perm {
+		if p != int32(i) {
+			m.PermuteThreads(perm)
+			return true
+		}
+	}
+	return false
+}
+
+// threadRanks sets m.symRank[t], for each thread t, to the rank of the
+// first reference to its Thread object in a breadth-first walk of the state that does not start at the
+// Thread objects: from the statics in order, then the threads' records
+// in the order of order (what each waits on, each frame's lock and
+// values, its exceptions under way), then through the objects' reference
+// slots. Threads never referred to rank after all others. Threads with
+// equal keys have alike records, so which of them comes first in order
+// hardly changes the walk, and the ranks follow the threads when they
+// are renamed: an array of Thread objects, say, ranks them by index.
+func (m *Machine) threadRanks(order []int32) {
+	s := &m.S
+	h := &s.Heap
+	n := len(s.Threads)
+	m.symRank = m.symRank[:0]
+	for range n {
+		m.symRank = append(m.symRank, int32(n))
+	}
+	next := int32(0)
+	clear(m.symMark)            // sized by threadKeys
+	m.symLocal = m.symLocal[:0] // the queue
+	visit := func(r heap.Ref) {
+		if r == heap.Null || m.symMark[r] != 0 {
+			return
+		}
+		m.symMark[r] = 1
+		o := h.Obj(r)
+		if o.Kind == heap.KindObject && o.Class == bytecode.ClassThread {
+			if id := h.Slots(r)[0]; id >= 0 && id < int64(n) && m.symRank[id] == int32(n) {
+				m.symRank[id] = next
+				next++
+			}
+			return
+		}
+		m.symLocal = append(m.symLocal, r)
+	}
+	for _, i := range m.refStatics {
+		visit(heap.Ref(s.Statics[i]))
+	}
+	for _, ti := range order {
+		t := s.Threads[ti]
+		visit(t.WaitObj)
+		for fi := range t.Frames {
+			visit(t.Frames[fi].Lock)
+		}
+		for _, v := range t.Stack {
+			if v.Ref {
+				visit(heap.Ref(v.I))
+			}
+		}
+		for _, pd := range t.Pending {
+			visit(pd.Exc)
+		}
+	}
+	for q := 0; q < len(m.symLocal); q++ {
+		r := m.symLocal[q]
+		o := h.Obj(r)
+		slots := h.Slots(r)
+		switch o.Kind {
+		case heap.KindIntArray:
+		case heap.KindRefArray:
+			for _, x := range slots {
+				visit(heap.Ref(x))
+			}
+		default:
+			for j, x := range slots {
+				if m.layout.IsRef(o.Class, j) {
+					visit(heap.Ref(x))
+				}
+			}
+		}
+	}
+}
+
+// MaxSymmetryTries bounds the orders of threads with equal keys that
+// SortThreads encodes to find the smallest, per state.
+const MaxSymmetryTries = 120
+
+// factorial returns k!, or MaxSymmetryTries+1 when that is larger.
+func factorial(k int) int {
+	f := 1
+	for i := 2; i <= k; i++ {
+		if f *= i; f > MaxSymmetryTries {
+			return MaxSymmetryTries + 1
+		}
+	}
+	return f
+}
+
+// bestOrder sets perm, whose runs m.symGrp hold their threads in
+// increasing index order, to the order of those runs' threads (tries of
+// them) whose encoding is smallest.
+func (m *Machine) bestOrder(perm []int32, tries int) {
+	try := append(m.symTry[:0], perm...)
+	best, cur := m.symEnc[0][:0], m.symEnc[1][:0]
+	for k := 0; k < tries; k++ {
+		m.symInv = m.symInv[:0]
+		for range try {
+			m.symInv = append(m.symInv, 0)
+		}
+		for i, p := range try {
+			m.symInv[p] = int32(i)
+		}
+		cur, _ = m.encode(cur[:0], nil, false, try, m.symInv)
+		if k == 0 || bytes.Compare(cur, best) < 0 {
+			best, cur = cur, best
+			copy(perm, try)
+		}
+		// The next order: runs as the digits of an odometer, each stepping
+		// through its permutations in lexicographic order.
+		for g := 0; g < len(m.symGrp); g += 2 {
+			if nextPermutation(try[m.symGrp[g]:m.symGrp[g+1]]) {
+				break
+			}
+		}
+	}
+	m.canon.SetOwners(nil)
+	m.symTry, m.symEnc[0], m.symEnc[1] = try, best, cur
+}
+
+// nextPermutation steps p to its next permutation in lexicographic order
+// and reports true, or, at the last one, goes back to the first (sorted)
+// and reports false.
+func nextPermutation(p []int32) bool {
+	i := len(p) - 2
+	for i >= 0 && p[i] >= p[i+1] {
+		i--
+	}
+	if i < 0 {
+		slices.Reverse(p)
+		return false
+	}
+	j := len(p) - 1
+	for p[j] <= p[i] {
+		j--
+	}
+	p[i], p[j] = p[j], p[i]
+	slices.Reverse(p[i+1:])
+	return true
+}
+
+// Reference tokens in thread keys (see SortThreads), each shifted left by
+// two and or-ed with 1 as an encoded reference value is.
+const (
+	symNull  = 0
+	symSelf  = 1
+	symOther = 2
+	symBase  = 3 // then 2*g for static root g, 2*k+1 for the record's k-th other object
+)
+
+// threadKeys computes every thread's key into m.symKeys, thread i's being
+// m.symKeys[m.symOff[i]:m.symOff[i+1]].
+func (m *Machine) threadKeys() {
+	s := &m.S
+	h := &s.Heap
+	nobj := h.Len() + 1
+	if cap(m.symMark) < nobj {
+		m.symMark = make([]int32, nobj, 2*nobj)
+	} else {
+		m.symMark = m.symMark[:nobj]
+		clear(m.symMark)
+	}
+	// Objects the statics hold directly: numbered in static order, which
+	// renaming threads does not change. symMark > 0: static root number +
+	// 1; < 0: -(k+1), the current record's k-th other object.
+	g := int32(0)
+	for _, i := range m.refStatics {
+		r := heap.Ref(s.Statics[i])
+		if r == heap.Null || m.symMark[r] != 0 || m.isThreadObj(r) {
+			continue
+		}
+		g++
+		m.symMark[r] = g
+	}
+	m.symKeys = m.symKeys[:0]
+	m.symOff = append(m.symOff[:0], 0)
+	var w [binary.MaxVarintLen64]byte
+	for _, t := range s.Threads {
+		m.symLocal = m.symLocal[:0]
+		k := m.symKeys
+		put := func(x uint64) { k = append(k, w[:heap.PutUvarint(w[:], 0, x)]...) }
+		ref := func(r heap.Ref) {
+			var c uint64
+			switch {
+			case r == heap.Null:
+				c = symNull
+			case m.isThreadObj(r):
+				c = symOther
+				if r == t.Obj {
+					c = symSelf
+				}
+			case m.symMark[r] > 0:
+				c = symBase + 2*uint64(m.symMark[r]-1)
+			default:
+				if m.symMark[r] == 0 {
+					m.symLocal = append(m.symLocal, r)
+					m.symMark[r] = -int32(len(m.symLocal))
+				}
+				c = symBase + 2*uint64(-m.symMark[r]-1) + 1
+			}
+			put(c<<2 | 1)
+		}
+		owner := func(o int32) {
+			switch {
+			case o == 0:
+				put(0)
+			case o == t.ID+1:
+				put(1)
+			default:
+				put(2)
+			}
+		}
+		k = append(k, byte(t.Status))
+		obj := h.Obj(t.Obj)
+		owner(obj.Owner)
+		put(uint64(obj.Count))
+		ref(t.WaitObj)
+		put(uint64(t.WaitCount))
+		put(uint64(len(t.Frames)))
+		for fi := range t.Frames {
+			f := &t.Frames[fi]
+			end := int32(len(t.Stack))
+			if fi+1 < len(t.Frames) {
+				end = t.Frames[fi+1].Base
+			}
+			put(uint64(f.Method))
+			put(uint64(f.PC))
+			ref(f.Lock)
+			put(uint64(end - f.Base))
+			for _, v := range t.Stack[f.Base:end] {
+				if v.Ref {
+					ref(heap.Ref(v.I))
+				} else {
+					k = append(k, 0) // an int, zig-zag (a reference's token is odd)
+					put(uint64(v.I<<1 ^ v.I>>63))
+				}
+			}
+		}
+		put(uint64(len(t.Pending)))
+		for _, pd := range t.Pending {
+			put(uint64(pd.Frame))
+			k = append(k, byte(pd.Kind))
+			put(uint64(pd.Handler))
+			ref(pd.Exc)
+			put(uint64(int64(pd.A)<<1 ^ int64(pd.A)>>63))
+			put(uint64(int64(pd.B)<<1 ^ int64(pd.B)>>63))
+		}
+		for _, r := range m.symLocal {
+			m.symMark[r] = 0
+		}
+		m.symKeys = k
+		m.symOff = append(m.symOff, int32(len(k)))
+	}
+}
+
+// isThreadObj reports whether r is some thread's Thread object.
+func (m *Machine) isThreadObj(r heap.Ref) bool {
+	o := m.S.Heap.Obj(r)
+	return o.Kind == heap.KindObject && o.Class == bytecode.ClassThread
+}
+
+// PermuteThreads renames the threads: the thread at old index perm[i]
+// becomes thread i, and every monitor owner and Thread object's id
+// follows. perm must be a permutation of the thread indexes. The state is
+// the same up to the names of its threads; for a program without
+// ThreadIDUse it has the same futures up to that renaming.
+func (m *Machine) PermuteThreads(perm []int32) {
+	s := &m.S
+	n := len(s.Threads)
+	m.clock++
+	m.version++
+	m.symInv = m.symInv[:0]
+	for range n {
+		m.symInv = append(m.symInv, 0)
+	}
+	m.symTmp = m.symTmp[:0]
+	for i, p := range perm {
+		m.symInv[p] = int32(i)
+		m.symTmp = append(m.symTmp, *s.Threads[p])
+	}
+	// S.Threads[i] stays m.pool[i] (see Restore): the records move, not
+	// the Thread values.
+	for i := range s.Threads {
+		t := s.Threads[i]
+		*t = m.symTmp[i]
+		t.ID = int32(i)
+		t.stamp = m.clock
+		s.Heap.Slots(t.Obj)[0] = int64(i)
+	}
+	clear(m.symTmp) // drop the slices' second references
+	for i := range s.Heap.Objs {
+		if o := &s.Heap.Objs[i]; o.Owner > 0 && int(o.Owner) <= n {
+			o.Owner = m.symInv[o.Owner-1] + 1
+		}
+	}
+}
+
+// Twins appends to rep[:0], for each thread i, the smallest index j such
+// that the threads j, j+1, ..., i can be renamed into one another without
+// changing the state: renaming adjacent threads j and j+1 (and so on up
+// to i) gives a state that encodes identically. A transition of thread i
+// then leads to a renaming of what the same transition of thread j leads
+// to, so with thread symmetry only thread rep[i] == i's need exploring.
+// Meant for a state whose threads SortThreads has put in order (equal
+// keys adjacent); only sound for programs without ThreadIDUse.
+func (m *Machine) Twins(rep []int32) []int32 {
+	n := len(m.S.Threads)
+	rep = rep[:0]
+	for i := 0; i < n; i++ {
+		rep = append(rep, int32(i))
+	}
+	if n < 2 {
+		return rep
+	}
+	m.threadKeys()
+	key := func(i int) []byte { return m.symKeys[m.symOff[i]:m.symOff[i+1]] }
+	base := m.symEnc[0][:0]
+	try := m.symEnc[1][:0]
+	encoded := false
+	for i := 1; i < n; i++ {
+		if !bytes.Equal(key(i-1), key(i)) {
+			continue
+		}
+		if !encoded {
+			base = m.Encode(base)
+			encoded = true
+		}
+		m.symTry = m.symTry[:0]
+		for k := 0; k < n; k++ {
+			m.symTry = append(m.symTry, int32(k))
+		}
+		m.symTry[i-1], m.symTry[i] = int32(i), int32(i-1)
+		try, _ = m.encode(try[:0], nil, false, m.symTry, m.symTry) // a transposition is its own inverse
+		m.canon.SetOwners(nil)
+		if bytes.Equal(base, try) {
+			rep[i] = rep[i-1]
+		}
+	}
+	m.symEnc[0], m.symEnc[1] = base, try
+	return rep
+}
