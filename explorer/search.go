@@ -259,6 +259,15 @@ type Options struct {
 	// BitstateBits is the log2 of the bitstate array's size in bits, 6 to
 	// MaxBitstateBits (zero: 27, 16 MiB); values outside are clamped.
 	BitstateBits int
+	// Symmetry reduces by thread symmetry: after every transition the
+	// threads are renamed into a canonical order (vm.Machine.SortThreads),
+	// so states that differ only in which thread is which are stored once.
+	// Only sound for a program without vm.ThreadIDUse, and not
+	// with Dynamic. The thread ids of OnTransition, OnError and the
+	// states' encodings are those of the renamed states; Result.Path is
+	// rewritten into the ids of a plain run, so it replays without
+	// symmetry.
+	Symmetry bool
 }
 
 // Stats are a search's figures.
@@ -290,6 +299,10 @@ type Stats struct {
 	// was first explored, which were then explored from it.
 	Slept int64
 	Woken int64
+	// With Options.Symmetry: transitions not explored because their thread
+	// is a twin of another one whose same transitions were (renaming the
+	// two threads leaves the state unchanged).
+	Twins int64
 	// SleepAgain: with Continue on a program with invariants, the search
 	// with sleep sets found a violation and was run again with threads
 	// kept awake where a violation may lie below (Options.Sleep); the
@@ -415,6 +428,9 @@ func (s *search) result() *Result {
 	s.stats.StoreBytes = s.stats.Store.Bytes
 	s.stats.Elapsed = time.Since(s.start)
 	s.samplePeak()
+	if s.opts.Symmetry && s.fault != nil {
+		s.path = concretePath(s.m, s.path, s.fault)
+	}
 	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit}
 	switch {
 	case s.fault != nil:
@@ -471,6 +487,12 @@ type search struct {
 	checks       int
 
 	stepMethod, stepPC int32 // where the last transition began (for OnTransition)
+
+	// With Options.Symmetry: the renaming of the threads after the last
+	// transition (perm[i] is the old index of thread i), if moved.
+	perm  []int32
+	moved bool
+	twins []int32 // scratch of dropTwins
 
 	proviso Proviso
 	// chaining: Options.Chain applies; chain: the chained transitions of
@@ -709,9 +731,19 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 
 // run executes tr and counts it.
 func (s *search) run(tr vm.Trans) *vm.Fault {
-	f := s.m.Step(tr)
+	f := s.advance(tr)
 	s.stats.Transitions++
 	s.stats.Instructions += int64(s.m.Executed())
+	return f
+}
+
+// advance executes tr and, with Options.Symmetry, puts the threads of the
+// state reached in canonical order.
+func (s *search) advance(tr vm.Trans) *vm.Fault {
+	f := s.m.Step(tr)
+	if f == nil && s.opts.Symmetry {
+		s.perm, s.moved = s.m.SortThreads(s.perm)
+	}
 	return f
 }
 
@@ -789,6 +821,9 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 		n := cnt
 		if cnt > 1 {
 			n = s.opts.Reducer.Ample(s.m, s.trans[n0:])
+			if s.opts.Symmetry && n > 1 {
+				n = s.dropTwins(n0, n0+n) - n0
+			}
 		}
 		if n != 1 {
 			s.trans = s.trans[:n0]
@@ -825,6 +860,34 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 		*z = s.stillAsleep(*z, fc, nt)
 	}
 	return nil, false, false
+}
+
+// dropTwins, with Options.Symmetry, removes from s.trans[start:] the
+// transitions of threads that are twins of an earlier thread
+// (vm.Machine.Twins: renaming the two leaves the state as it is, so what
+// the twin's transitions lead to is a renaming of what the earlier
+// thread's same transitions lead to), keeping those of s.trans[start:end]
+// first; it returns the new end.
+func (s *search) dropTwins(start, end int) int {
+	s.twins = s.m.Twins(s.twins)
+	k, newEnd := start, end
+	for i := start; i < len(s.trans); i++ {
+		if i == end {
+			newEnd = k
+		}
+		tr := s.trans[i]
+		if s.twins[tr.Thread] != tr.Thread {
+			s.stats.Twins++
+			continue
+		}
+		s.trans[k] = tr
+		k++
+	}
+	if end == len(s.trans) {
+		newEnd = k
+	}
+	s.trans = s.trans[:k]
+	return newEnd
 }
 
 // threadBit is thread t's bit in a sleep set (none from thread 63 on).
@@ -865,6 +928,16 @@ func (s *search) stillAsleep(z uint64, fc vm.Footprint, nt int) uint64 {
 		if s.sleeper.Dependent(s.sleepFP[p], fc) {
 			z &^= 1 << p
 		}
+	}
+	if s.moved && z&^taintBit != 0 {
+		// The threads were renamed after the transition (Options.Symmetry).
+		var r uint64
+		for i, p := range s.perm {
+			if z&threadBit(p) != 0 {
+				r |= threadBit(int32(i))
+			}
+		}
+		z = r | z&taintBit
 	}
 	return z
 }
@@ -934,9 +1007,9 @@ func (s *search) materialise(tr vm.Trans) {
 	s.chain = s.chain[:len(s.chain)-1]
 	s.load(top)
 	s.loaded = -1
-	f := s.m.Step(tr)
+	f := s.advance(tr)
 	for i := top.cs; f == nil && int(i) < len(s.chain); i++ {
-		f = s.m.Step(s.chain[i])
+		f = s.advance(s.chain[i])
 	}
 	if f != nil {
 		panic("explorer: a chain did not replay")
@@ -1040,6 +1113,9 @@ func (s *search) shuffleRange(a, b int) {
 // the top of the DFS stack, with sleep set z.
 func (s *search) push(id int32, start int, z uint64) {
 	end := s.reduce(start)
+	if s.opts.Symmetry && len(s.trans)-start > 1 {
+		end = s.dropTwins(start, end)
+	}
 	if d := s.opts.Dynamic; d != nil {
 		n := end - start
 		if z != 0 && n == len(s.trans)-start {

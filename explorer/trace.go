@@ -199,3 +199,89 @@ func ReadTrail(name string, data []byte) (*Trail, error) {
 	}
 	return t, nil
 }
+
+// concretePath rewrites path, found with Options.Symmetry (its thread ids
+// are those of states whose threads were put in canonical order after
+// every transition), into the thread ids and choices of a plain run of the
+// program, and sets the thread of f, the fault at its end, to match. It
+// replays the path twice in step: as the search ran it, and plainly,
+// where each step takes the transition of the corresponding thread whose
+// state is the search's with the threads named as in the plain run. The
+// machine m is left in an unspecified state.
+func concretePath(m *vm.Machine, path []vm.Trans, f *vm.Fault) []vm.Trans {
+	c, err := vm.New(m.Program(), m.Options())
+	if err != nil {
+		return path // cannot happen: m runs the same program
+	}
+	out := make([]vm.Trans, 0, len(path))
+	orig := []int32{0} // search's thread i is the plain run's thread orig[i]
+	var inv, perm []int32
+	var enabled []vm.Trans
+	var snapA, snapC vm.Snapshot
+	var encA, encC []byte
+	m.Init()
+	c.Init()
+	for k, tr := range path {
+		if int(tr.Thread) >= len(orig) {
+			return path
+		}
+		th := orig[tr.Thread]
+		fc := c.Step(tr)
+		if fc == nil {
+			// The search's state with the threads named as in the plain run.
+			for i := len(orig); i < c.NumThreads(); i++ {
+				orig = append(orig, int32(i)) // created by this step: same index in both runs
+			}
+			inv = inv[:0]
+			for range orig {
+				inv = append(inv, 0)
+			}
+			for i, o := range orig {
+				inv[o] = int32(i)
+			}
+			c.Save(&snapC, nil)
+			c.PermuteThreads(inv)
+			encC = c.Encode(encC[:0])
+			c.Restore(&snapC)
+		}
+		m.Save(&snapA, nil)
+		enabled = m.Enabled(enabled[:0])
+		found := false
+		for _, e := range enabled {
+			if e.Thread != th {
+				continue
+			}
+			m.Restore(&snapA)
+			fa := m.Step(e)
+			if (fa == nil) != (fc == nil) {
+				continue
+			}
+			if fa != nil {
+				found = fa.Kind == fc.Kind && fa.Method == fc.Method && fa.PC == fc.PC && k == len(path)-1
+			} else {
+				encA = m.Encode(encA[:0])
+				found = string(encA) == string(encC)
+			}
+			if found {
+				out = append(out, e)
+				break
+			}
+		}
+		if !found {
+			return path // cannot happen: the two runs are isomorphic
+		}
+		if fc != nil {
+			if f.Kind == fc.Kind {
+				f.Thread = th
+			}
+			break
+		}
+		perm, _ = c.SortThreads(perm)
+		next := make([]int32, len(perm))
+		for i, p := range perm {
+			next[i] = orig[p]
+		}
+		orig = next
+	}
+	return out
+}
