@@ -16,9 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"mcvm/asm"
 	"mcvm/benchmarks"
 	"mcvm/benchmarks/jpfreport"
 	"mcvm/por"
+	"mcvm/vm"
 )
 
 const benchAbout = `Runs the benchmark suite (the models in --dir, or those named by --models)
@@ -59,6 +61,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	chain := fs.Bool("chain", true, "per model run: do not store states with a single transition to explore, where the mode allows (as for check; --chain=false stores them)")
 	sii := fs.Bool("sii", true, "per model run with a dpor mode: summarised interleaving information at revisits (as for check; --sii=false: the static analysis)")
 	sleep := fs.Bool("sleep", true, "per model run: sleep sets, where they apply (as for check; --sleep=false turns them off)")
+	symmetry := fs.Bool("symmetry", false, "per model run: thread symmetry reduction, for the models that never read a thread's id (as for check; the others run without it)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
@@ -167,10 +170,23 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			defs[k] = v
 		}
 		var first int64
+		symArgs := storeArgs
+		if *symmetry {
+			p, err := asm.AssembleFile(m.Path, asm.Options{Defines: defs})
+			if err != nil {
+				return fail(stderr, "bench", err)
+			}
+			if _, _, found := vm.ThreadIDUse(p); !found {
+				symArgs = append(slices.Clip(storeArgs), "--symmetry")
+			}
+		}
 		for i, pm := range *porModes {
-			args := storeArgs
+			args := symArgs
 			if !*sii && strings.Contains(pm, "dpor") {
-				args = append(slices.Clip(storeArgs), "--sii=false")
+				args = append(slices.Clip(symArgs), "--sii=false")
+			}
+			if strings.Contains(pm, "dpor") && *symmetry {
+				return fail(stderr, "bench", fmt.Errorf("--symmetry does not combine with dpor"))
 			}
 			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit, args)
 			if err != nil {

@@ -161,6 +161,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	}
 	rep.Chain = opts.Chain
 	rep.Sleep = opts.Sleep
+	rep.Symmetry = opts.Symmetry
 	if d, ok := opts.Dynamic.(*por.Dynamic); ok && d.SII {
 		st := d.SIIStats()
 		rep.SII = &st
@@ -302,6 +303,8 @@ type report struct {
 	Woken         int64         `json:"woken_revisits,omitempty"`      // revisits that explored transitions asleep before
 	SleepAgain    bool          `json:"sleep_again,omitempty"`         // searched again after an invariant violation (--continue)
 	SII           *por.SIIStats `json:"sii,omitempty"`                 // dpor's summaries (--sii)
+	Symmetry      bool          `json:"symmetry"`                      // thread symmetry reduction (--symmetry)
+	Twins         int64         `json:"twin_transitions,omitempty"`    // transitions not explored: a twin thread's same ones were
 	States        int64         `json:"states"`
 	Transitions   int64         `json:"transitions"`
 	Revisits      int64         `json:"revisits"`
@@ -339,6 +342,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
 		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
 		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced, Slept: st.Slept, Woken: st.Woken, SleepAgain: st.SleepAgain,
+		Twins: st.Twins,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
@@ -450,6 +454,9 @@ func (r *report) print(w io.Writer) {
 		if s := r.SII; s != nil {
 			fmt.Fprintf(w, "sii:         %d states summarised, %d distinct summaries: %.1f MiB collapsed, %.1f MiB without collapsing\n",
 				s.States, s.Distinct, mib(s.CollapsedBytes), mib(s.FullBytes))
+		}
+		if r.Symmetry {
+			fmt.Fprintf(w, "symmetry:    threads sorted into a canonical order after every transition; %d transitions not explored, a twin thread's same ones were\n", r.Twins)
 		}
 		if r.Sleep {
 			fmt.Fprintf(w, "sleep:       %d transitions not explored, their thread asleep; %d revisits explored transitions asleep before\n", r.Slept, r.Woken)

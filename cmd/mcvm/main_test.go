@@ -68,6 +68,10 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--sleep", "--bitstate", "20", philo}, exitUsage},
 		{[]string{"check", "--por", "none", "--hash-compact", philo}, exitViolation},
 		{[]string{"check", "--sii", philo}, exitUsage},
+		{[]string{"check", "--symmetry", philo}, exitViolation},
+		{[]string{"check", "--symmetry", "--search", "bfs", "-D", "N=3", philoOK}, exitOK},
+		{[]string{"check", "--symmetry", "--por", "dpor", philo}, exitUsage},
+		{[]string{"check", "--symmetry", "../../testdata/conformance/tid.mcasm"}, exitUsage},
 		{[]string{"check", "--por", "dpor", "--sii=false", philo}, exitViolation},
 		{[]string{"check", "-D", "N=3", "--collapse=false", "--hash-compact", philoOK}, exitOK},
 		{[]string{"bench", "--collapse", "--hash-compact"}, exitUsage},
@@ -175,6 +179,43 @@ func TestCheck_sleep(t *testing.T) {
 	}
 	if r["verdict"] != "invariant" || r["sleep_again"] != true {
 		t.Errorf("verdict %v, sleep_again %v", r["verdict"], r["sleep_again"])
+	}
+}
+
+// TestCheck_symmetry checks that --symmetry stores fewer states on the
+// bounded buffer with alike producers and consumers, reports the
+// transitions of twin threads it left out, and writes a counterexample
+// that replays without symmetry.
+func TestCheck_symmetry(t *testing.T) {
+	bb := "../../benchmarks/models/boundedbuffer.mcasm"
+	get := func(flags ...string) map[string]any {
+		args := append([]string{"check", "--json", "--continue", "-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2"}, flags...)
+		code, out, stderr := runMain(append(args, bb)...)
+		if code != exitOK {
+			t.Fatalf("mcvm %v: exit %d (%s)", args, code, stderr)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	on, off := get("--symmetry"), get()
+	if on["symmetry"] != true || off["symmetry"] != false || on["states"].(float64) >= off["states"].(float64) {
+		t.Errorf("with --symmetry: symmetry %v, %v states; without: %v, %v states", on["symmetry"], on["states"], off["symmetry"], off["states"])
+	}
+	if tw, _ := on["twin_transitions"].(float64); tw == 0 {
+		t.Errorf("twin_transitions = %v", on["twin_transitions"])
+	}
+	trail := filepath.Join(t.TempDir(), "bb.trail")
+	small := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", "-D", "ITEMS=2"}
+	code, out, _ := runMain(append(append([]string{"check", "--symmetry", "--trail", trail}, small...), bb)...)
+	if code != exitViolation || !strings.Contains(out, "symmetry:") {
+		t.Fatalf("check --symmetry --trail: exit %d\n%s", code, out)
+	}
+	code, out, stderr := runMain(append(append([]string{"replay"}, small...), trail, bb)...)
+	if code != exitViolation || !strings.Contains(out, "verdict:     deadlock") {
+		t.Errorf("replay: exit %d, out:\n%s\nerr: %s", code, out, stderr)
 	}
 }
 
