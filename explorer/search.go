@@ -866,11 +866,13 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 // transitions of threads that are twins of an earlier thread
 // (vm.Machine.Twins: renaming the two leaves the state as it is, so what
 // the twin's transitions lead to is a renaming of what the earlier
-// thread's same transitions lead to), keeping those of s.trans[start:end]
-// first; it returns the new end.
+// thread's same transitions lead to), and the choices of a notify that
+// wake a twin of a waiter an earlier choice wakes, keeping those of
+// s.trans[start:end] first; it returns the new end.
 func (s *search) dropTwins(start, end int) int {
 	s.twins = s.m.Twins(s.twins)
 	k, newEnd := start, end
+	cur, woken := int32(-1), uint64(0) // the twin classes the current thread's choices wake
 	for i := start; i < len(s.trans); i++ {
 		if i == end {
 			newEnd = k
@@ -879,6 +881,19 @@ func (s *search) dropTwins(start, end int) int {
 		if s.twins[tr.Thread] != tr.Thread {
 			s.stats.Twins++
 			continue
+		}
+		if tr.Thread != cur {
+			cur, woken = tr.Thread, 0
+		}
+		if w := s.m.Woken(tr); w >= 0 && s.twins[w] < 64 {
+			// A notify choosing among waiters: waking a twin of a waiter
+			// an earlier choice wakes leads to a renaming of its state.
+			if b := uint64(1) << s.twins[w]; woken&b != 0 {
+				s.stats.Twins++
+				continue
+			} else {
+				woken |= b
+			}
 		}
 		s.trans[k] = tr
 		k++

@@ -3,6 +3,9 @@ package por_test
 import (
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"mcvm/asm"
@@ -16,11 +19,18 @@ import (
 // orbitKey returns a key of the machine's state that is the same for
 // every renaming of its threads and different for states that are not
 // renamings of each other: the smallest encoding over all orders of the
-// threads (by brute force, so for the few threads of test programs only).
+// threads, by brute force for up to maxOrbitThreads threads; beyond, the
+// encoding of the state sorted by vm.Machine.SortThreads.
 func orbitKey(m *vm.Machine) string {
 	var snap vm.Snapshot
 	m.Save(&snap, nil)
 	n := m.NumThreads()
+	if n > maxOrbitThreads {
+		m.SortThreads(nil)
+		k := string(m.Encode(nil))
+		m.Restore(&snap)
+		return k
+	}
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
@@ -90,6 +100,10 @@ func exploreSym(t testing.TB, p *bytecode.Program, c config, symmetry, cont, orb
 	o.stats = o.res.Stats
 	return o
 }
+
+// maxOrbitThreads bounds the threads of a state whose orbit key is found
+// by brute force.
+const maxOrbitThreads = 6
 
 // maxOrbitStates bounds the unreduced state spaces whose states
 // TestSymmetry_isSound sorts into orbits (by brute force: slow).
@@ -208,4 +222,52 @@ func TestSymmetry_isSound(t *testing.T) {
 		t.Errorf("symmetry stored %d states in all, the unreduced search %d: no reduction", statesSym, statesNone)
 	}
 	t.Logf("states: unreduced %d, symmetry %d (%.2fx); orbits counted for %d programs", statesNone, statesSym, float64(statesNone)/float64(max(statesSym, 1)), orbitsChecked)
+}
+
+// TestSymmetry_programs compares symmetry with the unreduced search on the
+// regression programs, the conformance programs and the benchmark models
+// at their SMALL sizes, as TestSymmetry_isSound does on generated ones.
+func TestSymmetry_programs(t *testing.T) {
+	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
+	regress, _ := filepath.Glob("testdata/*.mcasm")
+	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
+	if len(conf) == 0 || len(models) == 0 || len(regress) == 0 {
+		t.Fatal("no programs found")
+	}
+	compared := 0
+	for _, path := range append(append(regress, conf...), models...) {
+		defs := map[string]int64{}
+		if strings.Contains(path, "benchmarks") {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if defs = smallDefines(t, string(src)); defs == nil {
+				continue
+			}
+		}
+		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, found := vm.ThreadIDUse(p); found {
+			continue
+		}
+		none := config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}
+		full := exploreSym(t, p, none, false, true, false, 150000)
+		if full.limit {
+			continue
+		}
+		compared++
+		for _, c := range symConfigs {
+			red := exploreSym(t, p, c, true, true, false, 0)
+			if !maps.Equal(full.errors, red.errors) || !maps.Equal(full.ends, red.ends) {
+				t.Errorf("%s, %s with symmetry: %d errors and %d end states; unreduced %d and %d",
+					filepath.Base(path), c, len(red.errors), len(red.ends), len(full.errors), len(full.ends))
+			}
+		}
+	}
+	if compared < 30 {
+		t.Errorf("only %d programs compared", compared)
+	}
 }

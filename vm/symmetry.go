@@ -474,3 +474,31 @@ func (m *Machine) Twins(rep []int32) []int32 {
 	m.symEnc[0], m.symEnc[1] = base, try
 	return rep
 }
+
+// Woken returns the thread that transition tr wakes when it begins with a
+// notify that has several waiters to choose from (tr.Choice picks one),
+// or -1.
+func (m *Machine) Woken(tr Trans) int32 {
+	if tr.Thread < 0 || int(tr.Thread) >= len(m.S.Threads) {
+		return -1
+	}
+	t := m.S.Threads[tr.Thread]
+	if t.Status != StatusRunnable || len(t.Frames) == 0 || m.next(t).in.Op != bytecode.OpNotify || len(t.Stack) == 0 {
+		return -1
+	}
+	v := t.Stack[len(t.Stack)-1]
+	r := heap.Ref(v.I)
+	if !v.Ref || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
+		return -1
+	}
+	k := tr.Choice
+	for _, u := range m.S.Threads {
+		if u.Status == StatusWaiting && u.WaitObj == r {
+			if k == 0 {
+				return u.ID
+			}
+			k--
+		}
+	}
+	return -1
+}

@@ -38,8 +38,9 @@ type Options struct {
 	// on shared state inside them, and shared accesses in the handlers.
 	Handlers bool
 	// Symmetric gives several threads the same code: 2-4 threads run
-	// 1-3 methods, at least two threads the same one (for tests of thread
-	// symmetry reduction).
+	// 1-3 methods, at least two threads the same one, and half the
+	// notifications are notify, a choice among the waiters (for tests of
+	// thread symmetry reduction).
 	Symmetric bool
 }
 
@@ -252,7 +253,11 @@ func (g *gen) monitor(lk string, inner func()) {
 	}
 	if g.rng.IntN(3) == 0 {
 		g.emit("%s", lk)
-		g.emit("notifyall")
+		if g.opts.Symmetric && g.rng.IntN(2) == 0 {
+			g.emit("notify") // a choice among the waiters, some of them alike
+		} else {
+			g.emit("notifyall")
+		}
 	}
 	g.emit("%s", lk)
 	g.emit("monitorexit")
