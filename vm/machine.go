@@ -172,17 +172,21 @@ type Machine struct {
 	invArrays, invDirty bool
 
 	// Scratch of SortThreads and PermuteThreads (see symmetry.go).
-	symKeys  []byte
-	symOff   []int32
-	symMark  []int32
-	symLocal []heap.Ref
-	symInv   []int32
-	symTmp   []Thread
-	symOrd   []*Thread
-	symEnc   [2][]byte
-	symTry   []int32
-	symGrp   []int32
-	symRank  []int32
+	symKeys    []byte
+	symOff     []int32
+	symMark    []int32
+	symLocal   []heap.Ref
+	symInv     []int32
+	symTmp     []Thread
+	symOrd     []*Thread
+	symEnc     [2][]byte
+	symTry     []int32
+	symGrp     []int32
+	symRank    []int32
+	symPlain   []bool
+	symOwns    []bool
+	symLocRefs []heap.Ref
+	symLocOff  []int32
 }
 
 // New prepares a machine for a verified program p (as returned by

@@ -105,12 +105,17 @@ func (m *Machine) SortThreads(perm []int32) ([]int32, bool) {
 	// to at most MaxSymmetryTries.
 	m.symGrp = m.symGrp[:0]
 	tries := 1
+	owns := false // m.symOwns is set
 	for a := 0; a < n; {
 		b := a + 1
 		for b < n && same(perm[a], perm[b]) {
 			b++
 		}
-		if f := factorial(b - a); b-a > 1 && tries*f <= MaxSymmetryTries {
+		if b-a > 1 && !owns {
+			m.monitorOwners()
+			owns = true
+		}
+		if f := factorial(b - a); b-a > 1 && !m.alike(perm[a:b]) && tries*f <= MaxSymmetryTries {
 			tries *= f
 			m.symGrp = append(m.symGrp, int32(a), int32(b))
 		}
@@ -205,6 +210,37 @@ func (m *Machine) threadRanks(order []int32) {
 			}
 		}
 	}
+}
+
+// monitorOwners sets m.symOwns[t] for each thread t that holds the
+// monitor of some object.
+func (m *Machine) monitorOwners() {
+	n := len(m.S.Threads)
+	m.symOwns = m.symOwns[:0]
+	for range n {
+		m.symOwns = append(m.symOwns, false)
+	}
+	for i := range m.S.Heap.Objs {
+		if o := m.S.Heap.Objs[i].Owner; o > 0 && int(o) <= n {
+			m.symOwns[o-1] = true
+		}
+	}
+}
+
+// alike reports whether threads with equal keys and ranks are alike in a
+// way that makes their order irrelevant: their records refer to the same
+// objects in the same places and to no other thread's object, nothing the
+// walk of threadRanks reaches refers to their Thread objects, and they
+// hold no monitor. Their records are then identical and nothing else
+// tells them apart, so every order of them encodes the same.
+func (m *Machine) alike(ts []int32) bool {
+	locals := func(t int32) []heap.Ref { return m.symLocRefs[m.symLocOff[t]:m.symLocOff[t+1]] }
+	for _, t := range ts {
+		if !m.symPlain[t] || m.symRank[t] != int32(len(m.S.Threads)) || m.symOwns[t] || !slices.Equal(locals(t), locals(ts[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxSymmetryTries bounds the orders of threads with equal keys that
@@ -309,83 +345,96 @@ func (m *Machine) threadKeys() {
 	}
 	m.symKeys = m.symKeys[:0]
 	m.symOff = append(m.symOff[:0], 0)
-	var w [binary.MaxVarintLen64]byte
+	m.symPlain = m.symPlain[:0]
+	m.symLocRefs = m.symLocRefs[:0]
+	m.symLocOff = append(m.symLocOff[:0], 0)
 	for _, t := range s.Threads {
 		m.symLocal = m.symLocal[:0]
-		k := m.symKeys
-		put := func(x uint64) { k = append(k, w[:heap.PutUvarint(w[:], 0, x)]...) }
-		ref := func(r heap.Ref) {
-			var c uint64
-			switch {
-			case r == heap.Null:
-				c = symNull
-			case m.isThreadObj(r):
-				c = symOther
-				if r == t.Obj {
-					c = symSelf
-				}
-			case m.symMark[r] > 0:
-				c = symBase + 2*uint64(m.symMark[r]-1)
-			default:
-				if m.symMark[r] == 0 {
-					m.symLocal = append(m.symLocal, r)
-					m.symMark[r] = -int32(len(m.symLocal))
-				}
-				c = symBase + 2*uint64(-m.symMark[r]-1) + 1
-			}
-			put(c<<2 | 1)
-		}
-		owner := func(o int32) {
-			switch {
-			case o == 0:
-				put(0)
-			case o == t.ID+1:
-				put(1)
-			default:
-				put(2)
-			}
-		}
-		k = append(k, byte(t.Status))
+		plain := true
+		// Room for the most the record can take (as in encode).
+		k := heap.Room(m.symKeys, (8+4*len(t.Frames)+2*len(t.Stack)+7*len(t.Pending))*binary.MaxVarintLen64)
+		w, p := k[:cap(k)], len(k)
+		w[p] = byte(t.Status)
+		p++
 		obj := h.Obj(t.Obj)
-		owner(obj.Owner)
-		put(uint64(obj.Count))
-		ref(t.WaitObj)
-		put(uint64(t.WaitCount))
-		put(uint64(len(t.Frames)))
+		switch {
+		case obj.Owner == 0:
+			w[p] = 0
+		case obj.Owner == t.ID+1:
+			w[p] = 1
+		default:
+			w[p] = 2
+			plain = false
+		}
+		p++
+		p = heap.PutUvarint(w, p, uint64(obj.Count))
+		p = m.refToken(w, p, t, t.WaitObj, &plain)
+		p = heap.PutUvarint(w, p, uint64(t.WaitCount))
+		p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
 		for fi := range t.Frames {
 			f := &t.Frames[fi]
 			end := int32(len(t.Stack))
 			if fi+1 < len(t.Frames) {
 				end = t.Frames[fi+1].Base
 			}
-			put(uint64(f.Method))
-			put(uint64(f.PC))
-			ref(f.Lock)
-			put(uint64(end - f.Base))
+			p = heap.PutUvarint(w, p, uint64(f.Method))
+			p = heap.PutUvarint(w, p, uint64(f.PC))
+			p = m.refToken(w, p, t, f.Lock, &plain)
+			p = heap.PutUvarint(w, p, uint64(end-f.Base))
 			for _, v := range t.Stack[f.Base:end] {
 				if v.Ref {
-					ref(heap.Ref(v.I))
+					p = m.refToken(w, p, t, heap.Ref(v.I), &plain)
 				} else {
-					k = append(k, 0) // an int, zig-zag (a reference's token is odd)
-					put(uint64(v.I<<1 ^ v.I>>63))
+					w[p] = 0 // an int, zig-zag (a reference's token is odd)
+					p = heap.PutUvarint(w, p+1, uint64(v.I<<1^v.I>>63))
 				}
 			}
 		}
-		put(uint64(len(t.Pending)))
+		p = heap.PutUvarint(w, p, uint64(len(t.Pending)))
 		for _, pd := range t.Pending {
-			put(uint64(pd.Frame))
-			k = append(k, byte(pd.Kind))
-			put(uint64(pd.Handler))
-			ref(pd.Exc)
-			put(uint64(int64(pd.A)<<1 ^ int64(pd.A)>>63))
-			put(uint64(int64(pd.B)<<1 ^ int64(pd.B)>>63))
+			p = heap.PutUvarint(w, p, uint64(pd.Frame))
+			w[p] = byte(pd.Kind)
+			p = heap.PutUvarint(w, p+1, uint64(pd.Handler))
+			p = m.refToken(w, p, t, pd.Exc, &plain)
+			p = heap.PutVarint(w, p, int64(pd.A))
+			p = heap.PutVarint(w, p, int64(pd.B))
 		}
 		for _, r := range m.symLocal {
 			m.symMark[r] = 0
 		}
-		m.symKeys = k
-		m.symOff = append(m.symOff, int32(len(k)))
+		m.symLocRefs = append(m.symLocRefs, m.symLocal...)
+		m.symLocOff = append(m.symLocOff, int32(len(m.symLocRefs)))
+		m.symKeys = w[:p]
+		m.symOff = append(m.symOff, int32(p))
+		m.symPlain = append(m.symPlain, plain)
 	}
+}
+
+// refToken writes at w[p:] the token of reference r in thread t's key
+// (see SortThreads) and returns the position after it; it clears *plain
+// for a reference to another thread's object.
+func (m *Machine) refToken(w []byte, p int, t *Thread, r heap.Ref, plain *bool) int {
+	var c uint64
+	switch {
+	case r == heap.Null:
+		c = symNull
+	case m.isThreadObj(r):
+		c = symOther
+		if r == t.Obj {
+			c = symSelf
+		} else {
+			*plain = false
+		}
+	case m.symMark[r] > 0:
+		c = symBase + 2*uint64(m.symMark[r]-1)
+	default:
+		if m.symMark[r] == 0 {
+			m.symLocal = append(m.symLocal, r)
+			m.symMark[r] = -int32(len(m.symLocal))
+		}
+		c = symBase + 2*uint64(-m.symMark[r]-1) + 1
+	}
+	return heap.PutUvarint(w, p, c<<2|1)
 }
 
 // isThreadObj reports whether r is some thread's Thread object.
