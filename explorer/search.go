@@ -867,18 +867,35 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 // (vm.Machine.Twins: renaming the two leaves the state as it is, so what
 // the twin's transitions lead to is a renaming of what the earlier
 // thread's same transitions lead to), and the choices of a notify that
-// wake a twin of a waiter an earlier choice wakes, keeping those of
-// s.trans[start:end] first; it returns the new end.
+// wake a twin of a waiter an earlier choice wakes. The transitions to
+// explore, s.trans[start:end], stay first, and one of them is dropped only
+// for a twin's among them (a persistent set that held a thread's
+// transitions but not its twin's keeps them); it returns the new end.
+// Threads from 64 on are never dropped.
 func (s *search) dropTwins(start, end int) int {
 	s.twins = s.m.Twins(s.twins)
+	var inSet, inAll uint64 // the threads with transitions in s.trans[start:end], s.trans[start:]
+	for i := start; i < len(s.trans); i++ {
+		if t := s.trans[i].Thread; t < 64 {
+			inAll |= 1 << t
+			if i < end {
+				inSet |= 1 << t
+			}
+		}
+	}
 	k, newEnd := start, end
 	cur, woken := int32(-1), uint64(0) // the twin classes the current thread's choices wake
 	for i := start; i < len(s.trans); i++ {
 		if i == end {
 			newEnd = k
+			cur = -1
 		}
 		tr := s.trans[i]
-		if s.twins[tr.Thread] != tr.Thread {
+		have := inAll
+		if i < end {
+			have = inSet
+		}
+		if r := s.twins[tr.Thread]; r != tr.Thread && tr.Thread < 64 && have&(1<<r) != 0 {
 			s.stats.Twins++
 			continue
 		}
