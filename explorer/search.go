@@ -905,12 +905,12 @@ func (s *search) dropTwins(start, end int) int {
 		if w := s.m.Woken(tr); w >= 0 && s.twins[w] < 64 {
 			// A notify choosing among waiters: waking a twin of a waiter
 			// an earlier choice wakes leads to a renaming of its state.
-			if b := uint64(1) << s.twins[w]; woken&b != 0 {
+			b := uint64(1) << s.twins[w]
+			if woken&b != 0 {
 				s.stats.Twins++
 				continue
-			} else {
-				woken |= b
 			}
+			woken |= b
 		}
 		s.trans[k] = tr
 		k++
