@@ -187,6 +187,10 @@ type Machine struct {
 	symOwns    []bool
 	symLocRefs []heap.Ref
 	symLocOff  []int32
+	symAnchor  []bool
+	// symNextRank and symNextPlace: the next rank and place SortThreads's
+	// refinement gives.
+	symNextRank, symNextPlace int32
 }
 
 // New prepares a machine for a verified program p (as returned by

@@ -4,7 +4,9 @@ package vm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
 
 	"mcvm/bytecode"
@@ -83,23 +85,47 @@ func (m *Machine) SortThreads(perm []int32) ([]int32, bool) {
 	if !ties {
 		return perm, m.permuteIfMoved(perm)
 	}
-	m.threadRanks(perm)
+	m.placeStatics()
 	rank := m.symRank
 	less := func(a, b int32) bool {
 		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c < 0
 		}
-		return rank[a] < rank[b]
-	}
-	same := func(a, b int32) bool { return rank[a] == rank[b] && bytes.Equal(key(a), key(b)) }
-	for i := 1; i < n; i++ {
-		p := perm[i]
-		j := i
-		for j > 0 && less(p, perm[j-1]) {
-			perm[j] = perm[j-1]
-			j--
+		if rank[a] != rank[b] {
+			return rank[a] < rank[b]
 		}
-		perm[j] = p
+		return m.localCompare(a, b) < 0
+	}
+	same := func(a, b int32) bool {
+		return rank[a] == rank[b] && bytes.Equal(key(a), key(b)) && m.localCompare(a, b) == 0
+	}
+	// Refinement: a thread told apart from all others is an anchor, whose
+	// record places the objects it mentions and ranks the Thread objects
+	// they lead to; that may tell more threads apart, which anchor in turn.
+	for round := 0; ; round++ {
+		for i := 1; i < n; i++ {
+			p := perm[i]
+			j := i
+			for j > 0 && less(p, perm[j-1]) {
+				perm[j] = perm[j-1]
+				j--
+			}
+			perm[j] = p
+		}
+		// The threads told apart now, anchored in order once all are
+		// known (anchoring changes what tells threads apart).
+		m.symTry = m.symTry[:0]
+		for i, p := range perm {
+			if !m.symAnchor[p] && (i == 0 || !same(perm[i-1], p)) && (i+1 == n || !same(p, perm[i+1])) {
+				m.symTry = append(m.symTry, p)
+			}
+		}
+		for _, p := range m.symTry {
+			m.anchor(p)
+		}
+		if len(m.symTry) == 0 || round == n {
+			break
+		}
 	}
 	// Runs still equal, as (start, end) pairs, while their orders multiply
 	// to at most MaxSymmetryTries.
@@ -139,59 +165,73 @@ func (m *Machine) permuteIfMoved(perm []int32) bool {
 	return false
 }
 
-// threadRanks sets m.symRank[t], for each thread t, to the rank of the
-// first reference to its Thread object in a breadth-first walk of the state that does not start at the
-// Thread objects: from the statics in order, then the threads' records
-// in the order of order (what each waits on, each frame's lock and
-// values, its exceptions under way), then through the objects' reference
-// slots. Threads never referred to rank after all others. Threads with
-// equal keys have alike records, so which of them comes first in order
-// hardly changes the walk, and the ranks follow the threads when they
-// are renamed: an array of Thread objects, say, ranks them by index.
-func (m *Machine) threadRanks(order []int32) {
-	s := &m.S
-	h := &s.Heap
-	n := len(s.Threads)
+// placeStatics starts the refinement of SortThreads: it sets
+// m.symRank[t] of every thread t to n (unranked) and walks breadth-first
+// everything the statics reach, marking each object with its place in
+// the walk (m.symMark, from 1; 0 for objects not reached yet) and ranking
+// the threads whose Thread objects it meets in the order it meets them.
+// None of that depends on the order of the threads.
+func (m *Machine) placeStatics() {
+	n := len(m.S.Threads)
 	m.symRank = m.symRank[:0]
+	m.symAnchor = m.symAnchor[:0]
 	for range n {
 		m.symRank = append(m.symRank, int32(n))
+		m.symAnchor = append(m.symAnchor, false)
 	}
-	next := int32(0)
+	m.symNextRank, m.symNextPlace = 0, 1
 	clear(m.symMark)            // sized by threadKeys
 	m.symLocal = m.symLocal[:0] // the queue
-	visit := func(r heap.Ref) {
-		if r == heap.Null || m.symMark[r] != 0 {
-			return
-		}
-		m.symMark[r] = 1
-		o := h.Obj(r)
-		if o.Kind == heap.KindObject && o.Class == bytecode.ClassThread {
-			if id := h.Slots(r)[0]; id >= 0 && id < int64(n) && m.symRank[id] == int32(n) {
-				m.symRank[id] = next
-				next++
-			}
-			return
-		}
-		m.symLocal = append(m.symLocal, r)
-	}
 	for _, i := range m.refStatics {
-		visit(heap.Ref(s.Statics[i]))
+		m.place(heap.Ref(m.S.Statics[i]))
 	}
-	for _, ti := range order {
-		t := s.Threads[ti]
-		visit(t.WaitObj)
-		for fi := range t.Frames {
-			visit(t.Frames[fi].Lock)
-		}
-		for _, v := range t.Stack {
-			if v.Ref {
-				visit(heap.Ref(v.I))
-			}
-		}
-		for _, pd := range t.Pending {
-			visit(pd.Exc)
+	m.walkPlaces()
+}
+
+// anchor continues the walk of placeStatics from thread t's record, which
+// SortThreads has told apart from every other thread's: what it waits on,
+// each frame's lock and values, its exceptions under way.
+func (m *Machine) anchor(t int32) {
+	m.symAnchor[t] = true
+	th := m.S.Threads[t]
+	m.place(th.WaitObj)
+	for fi := range th.Frames {
+		m.place(th.Frames[fi].Lock)
+	}
+	for _, v := range th.Stack {
+		if v.Ref {
+			m.place(heap.Ref(v.I))
 		}
 	}
+	for _, pd := range th.Pending {
+		m.place(pd.Exc)
+	}
+	m.walkPlaces()
+}
+
+// place gives r the next place if it has none, ranks its thread if it is
+// a Thread object, and queues it for walkPlaces otherwise.
+func (m *Machine) place(r heap.Ref) {
+	if r == heap.Null || m.symMark[r] != 0 {
+		return
+	}
+	m.symMark[r] = m.symNextPlace
+	m.symNextPlace++
+	h := &m.S.Heap
+	o := h.Obj(r)
+	if o.Kind == heap.KindObject && o.Class == bytecode.ClassThread {
+		if id := h.Slots(r)[0]; id >= 0 && id < int64(len(m.symRank)) && m.symRank[id] == int32(len(m.symRank)) {
+			m.symRank[id] = m.symNextRank
+			m.symNextRank++
+		}
+		return
+	}
+	m.symLocal = append(m.symLocal, r)
+}
+
+// walkPlaces places, breadth-first, what the queued objects refer to.
+func (m *Machine) walkPlaces() {
+	h := &m.S.Heap
 	for q := 0; q < len(m.symLocal); q++ {
 		r := m.symLocal[q]
 		o := h.Obj(r)
@@ -200,16 +240,38 @@ func (m *Machine) threadRanks(order []int32) {
 		case heap.KindIntArray:
 		case heap.KindRefArray:
 			for _, x := range slots {
-				visit(heap.Ref(x))
+				m.place(heap.Ref(x))
 			}
 		default:
 			for j, x := range slots {
 				if m.layout.IsRef(o.Class, j) {
-					visit(heap.Ref(x))
+					m.place(heap.Ref(x))
 				}
 			}
 		}
 	}
+	m.symLocal = m.symLocal[:0]
+}
+
+// localCompare compares threads a and b, whose keys are equal, by the
+// places (see placeStatics) of the objects their records mention, in
+// order; objects without a place count as after all others. Like the keys
+// and ranks, that does not change when threads are renamed.
+func (m *Machine) localCompare(a, b int32) int {
+	la := m.symLocRefs[m.symLocOff[a]:m.symLocOff[a+1]]
+	lb := m.symLocRefs[m.symLocOff[b]:m.symLocOff[b+1]]
+	place := func(r heap.Ref) int32 {
+		if p := m.symMark[r]; p > 0 {
+			return p
+		}
+		return math.MaxInt32
+	}
+	for i := range min(len(la), len(lb)) {
+		if pa, pb := place(la[i]), place(lb[i]); pa != pb {
+			return cmp.Compare(pa, pb)
+		}
+	}
+	return cmp.Compare(len(la), len(lb))
 }
 
 // monitorOwners sets m.symOwns[t] for each thread t that holds the
@@ -234,6 +296,9 @@ func (m *Machine) monitorOwners() {
 // hold no monitor. Their records are then identical and nothing else
 // tells them apart, so every order of them encodes the same.
 func (m *Machine) alike(ts []int32) bool {
+	// (An unranked thread's object is not reached from the statics or an
+	// anchor; nothing else can reach it without telling the threads
+	// apart.)
 	locals := func(t int32) []heap.Ref { return m.symLocRefs[m.symLocOff[t]:m.symLocOff[t+1]] }
 	for _, t := range ts {
 		if !m.symPlain[t] || m.symRank[t] != int32(len(m.S.Threads)) || m.symOwns[t] || !slices.Equal(locals(t), locals(ts[0])) {
