@@ -253,6 +253,7 @@ type benchRow struct {
 	Params        string             `json:"params"`
 	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
 	POR           string             `json:"por"`
+	Symmetry      bool               `json:"symmetry,omitempty"` // run with --symmetry
 	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
 	Verdict       string             `json:"verdict"`
 	Limit         string             `json:"limit,omitempty"`
@@ -268,6 +269,15 @@ type benchRow struct {
 	JPF           *jpfreport.Report  `json:"jpf_log,omitempty"`
 	defines       map[string]int64   // for matching published configurations
 	consts        []benchmarks.Const // the model's parameters
+}
+
+// porLabel is the row's reduction for the tables: the --por mode, and
+// +symmetry when the model ran with --symmetry.
+func (r *benchRow) porLabel() string {
+	if r.Symmetry {
+		return r.POR + "+symmetry"
+	}
+	return r.POR
 }
 
 // benchModel checks one model repeat times in child processes.
@@ -304,12 +314,13 @@ func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode
 			MaxDepth    int     `json:"max_depth"`
 			Errors      int64   `json:"errors"`
 			ElapsedS    float64 `json:"elapsed_s"`
+			Symmetry    bool    `json:"symmetry"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 			return row, fmt.Errorf("%s: unreadable output of mcvm check: %v", m.Name, err)
 		}
 		row.Verdict, row.Limit, row.States, row.Transitions = r.Verdict, r.Limit, r.States, r.Transitions
-		row.MaxDepth, row.Errors = r.MaxDepth, r.Errors
+		row.MaxDepth, row.Errors, row.Symmetry = r.MaxDepth, r.Errors, r.Symmetry
 		times = append(times, r.ElapsedS)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			if mb := float64(ru.Maxrss) / 1024; mb > row.PeakMemoryMB {
@@ -457,7 +468,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 		if r.Reduction > 0 {
 			red = fmt.Sprintf("%.1fx", r.Reduction)
 		}
-		table = append(table, []string{r.Model, r.Params, r.Size, r.POR, verdict, itoa(r.States), itoa(r.Transitions),
+		table = append(table, []string{r.Model, r.Params, r.Size, r.porLabel(), verdict, itoa(r.States), itoa(r.Transitions),
 			fmt.Sprintf("%.2f", r.TransPerState), strconv.Itoa(r.MaxDepth), fmt.Sprintf("%.2f", r.TimeS),
 			fmt.Sprintf("%.0f", r.PeakMemoryMB), fmt.Sprintf("%.0f", r.StatesPerS), red})
 	}
@@ -484,7 +495,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 			if same && !p.SameParams {
 				continue // show the configurations that match ours, when some do
 			}
-			table = append(table, []string{r.Model + " (" + r.POR + ")", p.Source, p.Tool + variantSuffix(p.Variant), p.Params, yesNo(p.SameParams),
+			table = append(table, []string{r.Model + " (" + r.porLabel() + ")", p.Source, p.Tool + variantSuffix(p.Variant), p.Params, yesNo(p.SameParams),
 				optNum(p.States, "%.0f"), ratio(float64(r.States), p.States), optNum(p.TransPerState, "%.2f"),
 				optNum(p.TimeS, "%.0f"), ratio(r.TimeS, p.TimeS), optNum(p.MemoryMB, "%.0f")})
 		}
@@ -494,7 +505,7 @@ func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigur
 			if j.StatesNew > 0 && j.StatesVisited >= 0 {
 				tr = fmt.Sprintf("%.2f", float64(j.StatesNew+j.StatesVisited)/float64(j.StatesNew))
 			}
-			table = append(table, []string{r.Model + " (" + r.POR + ")", "your JPF report", "JPF " + j.Version, j.Target, "?",
+			table = append(table, []string{r.Model + " (" + r.porLabel() + ")", "your JPF report", "JPF " + j.Version, j.Target, "?",
 				itoa(j.StatesNew), ratio(float64(r.States), &st), tr, fmt.Sprintf("%.0f", j.ElapsedS),
 				ratio(r.TimeS, &j.ElapsedS), fmt.Sprintf("%.0f", j.MaxMemoryMB)})
 		}

@@ -429,8 +429,15 @@ func TestBench(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all | deadlock | 33 |") || !strings.Contains(out, "| philo_ok | N=5 | thesis | all | ok | 24 |") {
 		t.Errorf("bench --large: exit %d\n%s", code, out)
 	}
+	// --symmetry where the model allows it: philo at N=5 stores 9 states
+	// with it (33 without); the tid conformance program would be refused.
+	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo", "--large", "--symmetry", "--format", "markdown")
+	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all+symmetry | deadlock | 9 |") {
+		t.Errorf("bench --symmetry: exit %d\n%s", code, out)
+	}
 	for _, args := range [][]string{
 		{"bench", "--dir", "../../benchmarks/models", "--small", "--large"},
+		{"bench", "--dir", "../../benchmarks/models", "--models", "philo", "--symmetry", "--por", "dpor"},
 		{"bench", "--dir", "../../benchmarks/models", "--models", "nosuch"},
 		{"bench", "--dir", "../../benchmarks/models", "--models", "philo", "--set", "NOPE=1"},
 		{"bench", "--dir", "../../benchmarks/models", "--format", "xml"},
