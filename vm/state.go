@@ -94,6 +94,15 @@ type Thread struct {
 
 func (t *Thread) push(v Value) { t.Stack = append(t.Stack, v) }
 
+// frameEnd is where frame fi's values end in t.Stack: the next frame's
+// base, or the end of the stack.
+func (t *Thread) frameEnd(fi int) int32 {
+	if fi+1 < len(t.Frames) {
+		return t.Frames[fi+1].Base
+	}
+	return int32(len(t.Stack))
+}
+
 func (t *Thread) pop() Value {
 	n := len(t.Stack) - 1
 	v := t.Stack[n]
@@ -223,10 +232,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 		p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
 		for fi := range t.Frames {
 			f := &t.Frames[fi]
-			end := int32(len(t.Stack))
-			if fi+1 < len(t.Frames) {
-				end = t.Frames[fi+1].Base
-			}
+			end := t.frameEnd(fi)
 			p = heap.PutUvarint(w, p, uint64(f.Method))
 			p = heap.PutUvarint(w, p, uint64(f.PC))
 			if m.syncMethod[f.Method] {

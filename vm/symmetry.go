@@ -438,10 +438,7 @@ func (m *Machine) threadKeys() {
 		p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
 		for fi := range t.Frames {
 			f := &t.Frames[fi]
-			end := int32(len(t.Stack))
-			if fi+1 < len(t.Frames) {
-				end = t.Frames[fi+1].Base
-			}
+			end := t.frameEnd(fi)
 			p = heap.PutUvarint(w, p, uint64(f.Method))
 			p = heap.PutUvarint(w, p, uint64(f.PC))
 			p = m.refToken(w, p, t, f.Lock, &plain)
