@@ -191,6 +191,10 @@ type Machine struct {
 	// symNextRank and symNextPlace: the next rank and place SortThreads's
 	// refinement gives.
 	symNextRank, symNextPlace int32
+	// The thread keys are those of the state at version symKeysVer, thread
+	// i's at index symKeyIdx[i] (see SortThreads and Twins).
+	symKeysVer uint64
+	symKeyIdx  []int32
 }
 
 // New prepares a machine for a verified program p (as returned by

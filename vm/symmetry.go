@@ -55,16 +55,26 @@ func ThreadIDUse(p *bytecode.Program) (method, pc int32, found bool) {
 // them as PermuteThreads does). Only sound for programs without
 // ThreadIDUse.
 func (m *Machine) SortThreads(perm []int32) ([]int32, bool) {
+	perm, moved := m.sortThreads(perm)
+	// The keys stay valid for the sorted state (see Twins): thread i's is
+	// the one computed for the thread then at perm[i].
+	m.symKeysVer = m.version
+	m.symKeyIdx = append(m.symKeyIdx[:0], perm...)
+	return perm, moved
+}
+
+// sortThreads is SortThreads but for keeping the keys for Twins.
+func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 	s := &m.S
 	n := len(s.Threads)
 	perm = perm[:0]
 	for i := 0; i < n; i++ {
 		perm = append(perm, int32(i))
 	}
+	m.threadKeys()
 	if n < 2 {
 		return perm, false
 	}
-	m.threadKeys()
 	key := func(i int32) []byte { return m.symKeys[m.symOff[i]:m.symOff[i+1]] }
 	for i := 1; i < n; i++ { // insertion sort: stable, and linear on sorted input
 		p := perm[i]
@@ -558,8 +568,19 @@ func (m *Machine) Twins(rep []int32) []int32 {
 	if n < 2 {
 		return rep
 	}
-	m.threadKeys()
-	key := func(i int) []byte { return m.symKeys[m.symOff[i]:m.symOff[i+1]] }
+	if m.symKeysVer != m.version || len(m.symKeyIdx) != n {
+		// Not the state SortThreads left: compute the keys.
+		m.threadKeys()
+		m.symKeyIdx = m.symKeyIdx[:0]
+		for i := 0; i < n; i++ {
+			m.symKeyIdx = append(m.symKeyIdx, int32(i))
+		}
+		m.symKeysVer = m.version
+	}
+	key := func(i int) []byte {
+		k := m.symKeyIdx[i]
+		return m.symKeys[m.symOff[k]:m.symOff[k+1]]
+	}
 	base := m.symEnc[0][:0]
 	try := m.symEnc[1][:0]
 	encoded := false
