@@ -130,18 +130,24 @@ func execNotify(m *Machine, t *Thread, o *op) bool {
 	if !ok {
 		return m.resume
 	}
-	k := m.choice
+	if u := m.nthWaiter(r, m.choice); u != nil {
+		u.Status, u.stamp = StatusNotified, m.clock
+	}
+	t.top().PC++
+	return true
+}
+
+// nthWaiter returns the k-th thread, in id order, waiting on r, or nil.
+func (m *Machine) nthWaiter(r heap.Ref, k int32) *Thread {
 	for _, u := range m.S.Threads {
 		if u.Status == StatusWaiting && u.WaitObj == r {
 			if k == 0 {
-				u.Status, u.stamp = StatusNotified, m.clock
-				break
+				return u
 			}
 			k--
 		}
 	}
-	t.top().PC++
-	return true
+	return nil
 }
 
 func execNotifyall(m *Machine, t *Thread, o *op) bool {

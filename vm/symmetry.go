@@ -623,14 +623,8 @@ func (m *Machine) Woken(tr Trans) int32 {
 	if !v.Ref || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
 		return -1
 	}
-	k := tr.Choice
-	for _, u := range m.S.Threads {
-		if u.Status == StatusWaiting && u.WaitObj == r {
-			if k == 0 {
-				return u.ID
-			}
-			k--
-		}
+	if u := m.nthWaiter(r, tr.Choice); u != nil {
+		return u.ID
 	}
 	return -1
 }
