@@ -1407,7 +1407,9 @@ func (s *search) snapshot() {
 			top.parentSnap = int32(level - 1)
 		}
 	}
-	if top.full-top.start < 2 {
+	if top.full-top.start < 2 && (s.exact != nil || !s.chaining) {
+		// Nothing to come back for; but with chains a faulting chain may
+		// make materialise load it again, which a lossy store cannot.
 		return
 	}
 	if level >= maxSnapDepth && s.opts.Dynamic == nil {

@@ -121,6 +121,7 @@ var symConfigs = []config{
 	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
 	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false},
 	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageHashCompact, true, false, false},
 }
 
 // TestSymmetry_isSound is the differential test of thread symmetry
@@ -194,20 +195,25 @@ func TestSymmetry_isSound(t *testing.T) {
 				continue
 			}
 			// The first counterexample, found with symmetry and the default
-			// reduction, replays in a plain machine.
-			first := exploreSym(t, p, config{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false}, true, false, false, 0)
-			if first.res.Fault == nil {
-				t.Errorf("%s seed %d: no error found with symmetry, stopping at the first", g.name, seed)
-				continue
-			}
-			m, err := vm.New(p, por.All.VMOptions(vm.Options{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, f, err := explorer.Replay(m, first.res.Path)
-			want := first.res.Fault
-			if err != nil || f == nil || f.Kind != want.Kind || f.Method != want.Method || f.PC != want.PC || f.Thread != want.Thread {
-				t.Errorf("%s seed %d: counterexample replays to %v (%v), want %+v\n%s", g.name, seed, f, err, want, src)
+			// reduction (and breadth-first), replays in a plain machine.
+			for _, c := range []config{
+				{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
+				{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+			} {
+				first := exploreSym(t, p, c, true, false, false, 0)
+				if first.res.Fault == nil {
+					t.Errorf("%s seed %d, %s: no error found with symmetry, stopping at the first", g.name, seed, c)
+					continue
+				}
+				m, err := vm.New(p, por.All.VMOptions(vm.Options{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, f, err := explorer.Replay(m, first.res.Path)
+				want := first.res.Fault
+				if err != nil || f == nil || f.Kind != want.Kind || f.Method != want.Method || f.PC != want.PC || f.Thread != want.Thread {
+					t.Errorf("%s seed %d, %s: counterexample replays to %v (%v), want %+v\n%s", g.name, seed, c, f, err, want, src)
+				}
 			}
 		}
 		if compared < g.n/2 {
