@@ -253,7 +253,7 @@ type benchRow struct {
 	Params        string             `json:"params"`
 	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
 	POR           string             `json:"por"`
-	Symmetry      bool               `json:"symmetry,omitempty"` // run with --symmetry
+	Symmetry      bool               `json:"symmetry,omitempty"`  // run with --symmetry
 	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
 	Verdict       string             `json:"verdict"`
 	Limit         string             `json:"limit,omitempty"`
