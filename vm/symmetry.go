@@ -41,9 +41,12 @@ func ThreadIDUse(p *bytecode.Program) (method, pc int32, found bool) {
 // object", "the object static i holds" or "the k-th other object the
 // record mentions"; the key does not change when threads are renamed.
 // Threads with equal keys can still differ in how the rest of the state
-// refers to them (an array of Thread objects, a monitor they hold), so
-// within each run of equal keys the order that gives the smallest
-// encoding is taken, trying every order of the runs as long as their
+// refers to them (an array of Thread objects) or in the objects their
+// records mention, so ties are refined: a walk from the statics, and then
+// from the records of the threads already told apart, gives objects
+// places and Thread objects ranks, which order the tied threads (see
+// placeStatics and anchor). Within each run still tied the order that
+// gives the smallest encoding is taken, trying every order of the runs as long as their
 // orders multiply to at most MaxSymmetryTries (runs beyond that keep
 // their relative order). So the order is a function of the state up to
 // the names of its threads, and states that differ only in those encode
@@ -86,8 +89,8 @@ func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 		}
 		perm[j] = p
 	}
-	// Threads with equal keys: ordered by where the rest of the state
-	// first refers to their Thread objects (see threadRanks).
+	// Threads with equal keys: refined by ranks and places (see
+	// placeStatics and anchor).
 	ties := false
 	for i := 1; i < n && !ties; i++ {
 		ties = bytes.Equal(key(perm[i-1]), key(perm[i]))
@@ -302,7 +305,7 @@ func (m *Machine) monitorOwners() {
 // alike reports whether threads with equal keys and ranks are alike in a
 // way that makes their order irrelevant: their records refer to the same
 // objects in the same places and to no other thread's object, nothing the
-// walk of threadRanks reaches refers to their Thread objects, and they
+// walk from the statics and the anchors reaches refers to their Thread objects, and they
 // hold no monitor. Their records are then identical and nothing else
 // tells them apart, so every order of them encodes the same.
 func (m *Machine) alike(ts []int32) bool {
