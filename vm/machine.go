@@ -195,6 +195,11 @@ type Machine struct {
 	// i's at index symKeyIdx[i] (see SortThreads and Twins).
 	symKeysVer uint64
 	symKeyIdx  []int32
+	// Scratch of reachesThread: visited marks (generation symGen) and
+	// the queue.
+	symSeen  []uint32
+	symGen   uint32
+	symQueue []heap.Ref
 }
 
 // New prepares a machine for a verified program p (as returned by

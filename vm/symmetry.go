@@ -304,21 +304,64 @@ func (m *Machine) monitorOwners() {
 
 // alike reports whether threads with equal keys and ranks are alike in a
 // way that makes their order irrelevant: their records refer to the same
-// objects in the same places and to no other thread's object, nothing the
-// walk from the statics and the anchors reaches refers to their Thread objects, and they
-// hold no monitor. Their records are then identical and nothing else
-// tells them apart, so every order of them encodes the same.
+// objects in the same places and to no other thread's object, nothing
+// refers to their Thread objects (the walk from the statics and the
+// anchors does not reach them, and neither do the objects their records
+// mention), and they hold no monitor. Their records are then identical
+// and nothing else tells them apart, so every order of them encodes the
+// same.
 func (m *Machine) alike(ts []int32) bool {
-	// (An unranked thread's object is not reached from the statics or an
-	// anchor; nothing else can reach it without telling the threads
-	// apart.)
 	locals := func(t int32) []heap.Ref { return m.symLocRefs[m.symLocOff[t]:m.symLocOff[t+1]] }
 	for _, t := range ts {
 		if !m.symPlain[t] || m.symRank[t] != int32(len(m.S.Threads)) || m.symOwns[t] || !slices.Equal(locals(t), locals(ts[0])) {
 			return false
 		}
 	}
-	return true
+	return !m.reachesThread(locals(ts[0]))
+}
+
+// reachesThread reports whether a Thread object can be reached from the
+// objects rs through reference slots. Objects the walk of placeStatics
+// and anchor placed are not followed: it ranked every Thread object they
+// reach. It changes no place or rank.
+func (m *Machine) reachesThread(rs []heap.Ref) bool {
+	h := &m.S.Heap
+	// Marks below symGen are stale: older generations, or zero.
+	m.symGen++
+	if n := len(m.symMark); cap(m.symSeen) < n || m.symGen == 0 {
+		m.symSeen = make([]uint32, n, 2*n)
+		m.symGen = 1
+	} else {
+		m.symSeen = m.symSeen[:n]
+	}
+	q := m.symQueue[:0]
+	for _, r := range rs {
+		if r != heap.Null && m.symMark[r] <= 0 && m.symSeen[r] != m.symGen {
+			m.symSeen[r] = m.symGen
+			q = append(q, r)
+		}
+	}
+	found := false
+	for i := 0; i < len(q) && !found; i++ {
+		r := q[i]
+		o := h.Obj(r)
+		if o.Kind == heap.KindObject && o.Class == bytecode.ClassThread {
+			found = true
+			break
+		}
+		slots := h.Slots(r)
+		for j, x := range slots {
+			if o.Kind == heap.KindIntArray || (o.Kind == heap.KindObject && !m.layout.IsRef(o.Class, j)) {
+				continue
+			}
+			if y := heap.Ref(x); y != heap.Null && m.symMark[y] <= 0 && m.symSeen[y] != m.symGen {
+				m.symSeen[y] = m.symGen
+				q = append(q, y)
+			}
+		}
+	}
+	m.symQueue = q[:0]
+	return found
 }
 
 // MaxSymmetryTries bounds the orders of threads with equal keys that
