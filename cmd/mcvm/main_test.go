@@ -140,21 +140,28 @@ func TestCheck_json(t *testing.T) {
 	}
 }
 
+// checkJSON runs check --json --continue with flags on model, which must
+// end without an error, and returns its JSON object.
+func checkJSON(t *testing.T, model string, flags ...string) map[string]any {
+	t.Helper()
+	args := append(append([]string{"check", "--json", "--continue"}, flags...), model)
+	code, out, stderr := runMain(args...)
+	if code != exitOK {
+		t.Fatalf("mcvm %v: exit %d (%s)", args, code, stderr)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // TestCheck_sleep checks that sleep sets are the default where they apply
 // and report what they left out: the same states as without, fewer
 // transitions.
 func TestCheck_sleep(t *testing.T) {
 	get := func(flags ...string) map[string]any {
-		args := append([]string{"check", "--json", "--continue", "-D", "N=4"}, flags...)
-		code, out, stderr := runMain(append(args, philoOK)...)
-		if code != exitOK {
-			t.Fatalf("mcvm %v: exit %d (%s)", args, code, stderr)
-		}
-		var r map[string]any
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return checkJSON(t, philoOK, append([]string{"-D", "N=4"}, flags...)...)
 	}
 	on, off := get(), get("--sleep=false")
 	slept, _ := on["slept_transitions"].(float64)
@@ -189,16 +196,7 @@ func TestCheck_sleep(t *testing.T) {
 func TestCheck_symmetry(t *testing.T) {
 	bb := "../../benchmarks/models/boundedbuffer.mcasm"
 	get := func(flags ...string) map[string]any {
-		args := append([]string{"check", "--json", "--continue", "-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2"}, flags...)
-		code, out, stderr := runMain(append(args, bb)...)
-		if code != exitOK {
-			t.Fatalf("mcvm %v: exit %d (%s)", args, code, stderr)
-		}
-		var r map[string]any
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return checkJSON(t, bb, append([]string{"-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2"}, flags...)...)
 	}
 	on, off := get("--symmetry"), get()
 	if on["symmetry"] != true || off["symmetry"] != false || on["states"].(float64) >= off["states"].(float64) {
