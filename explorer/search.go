@@ -303,6 +303,10 @@ type Stats struct {
 	// is a twin of another one whose same transitions were (renaming the
 	// two threads leaves the state unchanged).
 	Twins int64
+	// Freed: objects the garbage collector freed in the active heap
+	// (depth-first search without dpor collects each state it expands;
+	// vm.Machine.CollectGarbage).
+	Freed int64
 	// SleepAgain: with Continue on a program with invariants, the search
 	// with sleep sets found a violation and was run again with threads
 	// kept awake where a violation may lie below (Options.Sleep); the
@@ -390,6 +394,9 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	}
 	dfsStack := opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
 	s.chaining = opts.Chain && opts.Reducer != nil && opts.Dynamic == nil && dfsStack
+	// Dynamic reduction compares the references of accesses along the
+	// path, which a freed object's reuse would confuse.
+	s.collecting = opts.Dynamic == nil
 	sl, ok := opts.Reducer.(Sleeper)
 	if opts.Dynamic != nil {
 		sl, ok = opts.Dynamic.(Sleeper)
@@ -499,6 +506,9 @@ type search struct {
 	// the DFS stack's current transitions (see frame.cs).
 	chaining bool
 	chain    []vm.Trans
+	// collecting: depth-first search collects the garbage of each state it
+	// expands before its transitions are chosen and its snapshot taken.
+	collecting bool
 	// sleeping: Options.Sleep applies; sleepOf: each stored state's sleep
 	// set (threads, bit i for thread i < 63; threads from 63 on never
 	// sleep; bit 63 is taintBit); sleepFP: scratch, the footprints of the
@@ -1144,6 +1154,9 @@ func (s *search) shuffleRange(a, b int) {
 // push makes the state just checked, whose transitions are s.trans[start:],
 // the top of the DFS stack, with sleep set z.
 func (s *search) push(id int32, start int, z uint64) {
+	if s.collecting {
+		s.stats.Freed += int64(s.m.CollectGarbage())
+	}
 	end := s.reduce(start)
 	if s.opts.Symmetry && len(s.trans)-start > 1 {
 		end = s.dropTwins(start, end)

@@ -61,6 +61,10 @@ func (c *Canon) Root(r Ref) Ref {
 	return Ref(n + 1)
 }
 
+// Reached reports whether r, an object of the heap given to Reset, has
+// been numbered (after EncodeObjects: whether it is reachable).
+func (c *Canon) Reached(r Ref) bool { return c.ids[r] != 0 }
+
 // Live returns the number of objects numbered so far (after
 // EncodeObjects: the reachable ones).
 func (c *Canon) Live() int { return len(c.order) }

@@ -22,6 +22,10 @@ const (
 	KindObject ObjKind = iota
 	KindIntArray
 	KindRefArray
+	// KindFree marks a collected object (see Heap.Free): no reference
+	// reaches it, its slots are kept for the next allocation of as many,
+	// and Class links it to the next free object of its size class.
+	KindFree
 )
 
 // Object is an object's header. Its slots are Heap.Data[Off : Off+Len].
@@ -64,10 +68,22 @@ func (l *Layout) Slots(c int32) int { return len(l.slots[c]) }
 func (l *Layout) IsRef(c int32, i int) bool { return l.slots[c][i] }
 
 // Heap holds all objects of a state.
+//
+// Objects that a collector found unreachable are freed (Free): they stay
+// in Objs with kind KindFree, and the next allocation of as many slots
+// reuses one, so that a heap whose garbage is collected after every
+// transition stays as small as its live objects. The free lists' heads are
+// the first FreeHeads words of Data, so that copying, diffing and
+// restoring Data (snapshots) carries them along: head n < FreeHeads-1
+// lists the free objects of n slots, the last head those of more.
 type Heap struct {
 	Objs []Object
 	Data []int64
 }
+
+// FreeHeads is the number of words at the start of Heap.Data that hold the
+// free lists' heads rather than slots (Object.Off is never below it).
+const FreeHeads = 17
 
 // Reset empties h, keeping its memory.
 func (h *Heap) Reset() {
@@ -75,8 +91,21 @@ func (h *Heap) Reset() {
 	h.Data = h.Data[:0]
 }
 
-// Len is the number of objects, live or garbage.
+// Len is the number of objects, live, garbage or free.
 func (h *Heap) Len() int { return len(h.Objs) }
+
+// Free frees r, which no reference reaches any more and which holds no
+// monitor another object or thread could still name: its header becomes
+// KindFree and it joins the free list of its size.
+func (h *Heap) Free(r Ref) {
+	o := &h.Objs[r-1]
+	head := min(int(o.Len), FreeHeads-1)
+	*o = Object{Class: int32(h.Data[head]), Kind: KindFree, Off: o.Off, Len: o.Len}
+	h.Data[head] = int64(r)
+}
+
+// IsFree reports whether r was freed (and not reused since).
+func (h *Heap) IsFree(r Ref) bool { return h.Objs[r-1].Kind == KindFree }
 
 // Obj returns the header of r, which must be a valid non-null reference.
 func (h *Heap) Obj(r Ref) *Object { return &h.Objs[r-1] }
@@ -90,13 +119,49 @@ func (h *Heap) Slots(r Ref) []int64 {
 	return h.Data[o.Off : o.Off+o.Len]
 }
 
-// alloc appends an object with n zeroed slots.
+// alloc returns an object with n zeroed slots: a free one of n slots if
+// there is one (the most recently freed), else a new one at the end.
 func (h *Heap) alloc(class int32, kind ObjKind, n int) Ref {
+	if len(h.Data) < FreeHeads {
+		h.Data = append(h.Data[:0], make([]int64, FreeHeads)...)
+	} else if r := h.reuse(n); r != Null {
+		o := &h.Objs[r-1]
+		*o = Object{Class: class, Kind: kind, Off: o.Off, Len: o.Len}
+		clear(h.Data[o.Off : o.Off+o.Len])
+		return r
+	}
 	off := len(h.Data)
 	h.Data = slices.Grow(h.Data, n)[:off+n]
 	clear(h.Data[off:])
 	h.Objs = append(h.Objs, Object{Class: class, Kind: kind, Off: int32(off), Len: int32(n)})
 	return Ref(len(h.Objs))
+}
+
+// reuse takes a free object of n slots off its free list and returns it,
+// or returns Null if there is none.
+func (h *Heap) reuse(n int) Ref {
+	if n < FreeHeads-1 {
+		r := Ref(h.Data[n])
+		if r != Null {
+			h.Data[n] = int64(h.Objs[r-1].Class)
+		}
+		return r
+	}
+	// Larger objects share one list: the first of exactly n slots.
+	prev := -1 // the list's previous element, -1 for the head
+	for r := Ref(h.Data[FreeHeads-1]); r != Null; r = Ref(h.Objs[r-1].Class) {
+		if int(h.Objs[r-1].Len) == n {
+			next := int64(h.Objs[r-1].Class)
+			if prev < 0 {
+				h.Data[FreeHeads-1] = next
+			} else {
+				h.Objs[prev].Class = int32(next)
+			}
+			return r
+		}
+		prev = int(r - 1)
+	}
+	return Null
 }
 
 // New allocates an instance of class c with every field 0 or null.

@@ -117,6 +117,17 @@ func (m *Machine) localTo(t *Thread, r heap.Ref) bool {
 	return m.owner[r-1] == t.ID+1
 }
 
+// allocated records that thread t just allocated r. An object allocated
+// after the owners were computed is t's own (see localTo); when r reuses a
+// freed object's place (heap.Heap.Free), its entry is set to say so, as
+// it would be if r were new.
+func (m *Machine) allocated(t *Thread, r heap.Ref) heap.Ref {
+	if int(r) <= len(m.owner) {
+		m.owner[r-1] = t.ID + 1
+	}
+	return r
+}
+
 // heapTarget returns the reference operand of a heap instruction at the top
 // of t's stack, or Null if the instruction has none or it is not a
 // non-null reference.

@@ -243,7 +243,7 @@ func (m *Machine) throwNew(t *Thread, class int32) bool {
 		m.resume = false
 		return false
 	}
-	m.resume = m.throw(t, m.S.Heap.New(m.layout, class))
+	m.resume = m.throw(t, m.allocated(t, m.S.Heap.New(m.layout, class)))
 	return m.resume
 }
 

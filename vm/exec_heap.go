@@ -37,7 +37,7 @@ func execNew(m *Machine, t *Thread, o *op) bool {
 	if m.S.Heap.Len() >= MaxObjects {
 		return m.typeError(t, "heap limit of %d objects reached", MaxObjects)
 	}
-	r := m.S.Heap.New(m.layout, int32(o.a))
+	r := m.allocated(t, m.S.Heap.New(m.layout, int32(o.a)))
 	t.Stack = append(t.Stack, Value{I: int64(r), Ref: true})
 	t.top().PC++
 	return true
@@ -169,7 +169,7 @@ func (m *Machine) newArray(t *Thread, kind heap.ObjKind) bool {
 	if v.I > int64(MaxSlots-len(m.S.Heap.Data)) || m.S.Heap.Len() >= MaxObjects {
 		return m.typeError(t, "heap limit reached allocating an array of %d elements", v.I)
 	}
-	r := m.S.Heap.NewArray(kind, int(v.I))
+	r := m.allocated(t, m.S.Heap.NewArray(kind, int(v.I)))
 	t.Stack[len(t.Stack)-1] = Value{I: int64(r), Ref: true}
 	t.top().PC++
 	return true

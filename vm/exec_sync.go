@@ -13,6 +13,7 @@ func execNewthread(m *Machine, t *Thread, o *op) bool {
 	}
 	callee := &m.prog.Methods[o.a]
 	u := m.newThread(int32(o.a))
+	m.allocated(t, u.Obj)
 	base := len(t.Stack) - int(callee.Args)
 	u.Stack = append(u.Stack, t.Stack[base:]...)
 	for i := callee.Args; i < callee.Locals; i++ {

@@ -1,5 +1,71 @@
 package vm
 
+import (
+	"fmt"
+
+	"mcvm/heap"
+)
+
 // SetTableDispatch selects dispatch through the function table, for
 // BenchmarkDispatch.
 func (m *Machine) SetTableDispatch(on bool) { m.tableDispatch = on }
+
+// GCCheck checks the memoised collector's memory against the active heap
+// just after a collection: every live object's depth is its breadth-first
+// distance from the roots (roots 1), every free object's is infinite, and
+// each object's predecessor bag holds one edge per reference to it.
+func (m *Machine) GCCheck() string {
+	g := &m.memo
+	h := &m.S.Heap
+	n := len(h.Objs)
+	want := make([]int32, n)
+	for i := range want {
+		want[i] = inf
+	}
+	var queue []int32
+	m.roots(func(r heap.Ref) {
+		if want[r-1] != 1 {
+			want[r-1] = 1
+			queue = append(queue, int32(r-1))
+		}
+	})
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		o := &h.Objs[u]
+		g.refsOf(o, h.Data[o.Off:o.Off+o.Len], func(to int32) {
+			if want[to] == inf {
+				want[to] = want[u] + 1
+				queue = append(queue, to)
+			}
+		})
+	}
+	preds := make([]int, n)
+	for i := range h.Objs {
+		o := &h.Objs[i]
+		if o.Kind == heap.KindFree {
+			continue
+		}
+		g.refsOf(o, h.Data[o.Off:o.Off+o.Len], func(to int32) { preds[to]++ })
+	}
+	for i := range h.Objs {
+		free := h.Objs[i].Kind == heap.KindFree
+		if free && want[i] != inf {
+			return fmt.Sprintf("object %d is free but reachable", i+1)
+		}
+		if !free && want[i] == inf {
+			return fmt.Sprintf("object %d is unreachable but not free", i+1)
+		}
+		if g.depth[i] != want[i] {
+			return fmt.Sprintf("object %d: depth %d, want %d", i+1, g.depth[i], want[i])
+		}
+		k := 0
+		for e := g.predHead[i]; e >= 0; e = g.eNext[e] {
+			k++
+		}
+		if k != preds[i] {
+			return fmt.Sprintf("object %d: %d predecessor edges, want %d", i+1, k, preds[i])
+		}
+	}
+	return ""
+}

@@ -58,6 +58,8 @@ type Options struct {
 	// IgnoreUncaught makes an exception no handler takes end its thread
 	// silently instead of being a fault (--uncaught=ignore).
 	IgnoreUncaught bool
+	// GC is the collector CollectGarbage uses (--gc).
+	GC GC
 }
 
 // FaultKind classifies a property violation or runtime fault.
@@ -151,6 +153,12 @@ type Machine struct {
 	// resume says, after a helper of an executor threw (or faulted), whether
 	// the transition goes on: true when a handler caught the exception.
 	resume bool
+
+	// canonVer is the version whose reachable objects canon has numbered
+	// (the last Encode's); the mark of CollectGarbage's mark-and-sweep.
+	canonVer uint64
+	gcBuf    []byte
+	memo     memoGC
 
 	// version changes whenever the active state may have changed; owner
 	// (see owners) is valid while ownVer equals it.

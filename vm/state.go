@@ -174,6 +174,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 	s := &m.S
 	c := &m.canon
 	c.Reset(&s.Heap)
+	m.canonVer = m.version
 	c.SetOwners(inv)
 	threads := s.Threads
 	if order != nil {
