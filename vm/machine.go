@@ -708,14 +708,6 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 	return &m.fault
 }
 
-// Collect drops garbage by a canonical encode and decode; run mode uses it
-// to keep long runs bounded.
-func (m *Machine) Collect(buf []byte) []byte {
-	buf = m.Encode(buf[:0])
-	m.Decode(buf)
-	return buf
-}
-
 // Blocker describes why a thread cannot run: "" when it can run or has
 // ended, otherwise e.g. "monitor held by thread 2", "joining thread 3" or
 // "in wait on a Buffer, until notified".

@@ -62,11 +62,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	sii := fs.Bool("sii", true, "per model run with a dpor mode: summarised interleaving information at revisits (as for check; --sii=false: the static analysis)")
 	sleep := fs.Bool("sleep", true, "per model run: sleep sets, where they apply (as for check; --sleep=false turns them off)")
 	symmetry := fs.Bool("symmetry", false, "per model run: thread symmetry reduction, for the models that never read a thread's id (as for check; the others run without it)")
+	gcName := fs.String("gc", "mark-sweep", "per model run: the garbage collector of the active heap, mark-sweep, memoised or none (as for check; dpor modes never collect)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
 	}
 	var storeArgs []string
+	if _, ok := vm.ParseGC(*gcName); !ok {
+		return fail(stderr, "bench", fmt.Errorf("--gc: want mark-sweep, memoised or none, got %q", *gcName))
+	}
 	if !*chain {
 		storeArgs = append(storeArgs, "--chain=false")
 	}
@@ -185,6 +189,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			if !*sii && strings.Contains(pm, "dpor") {
 				args = append(slices.Clip(symArgs), "--sii=false")
 			}
+			if !strings.Contains(pm, "dpor") && fs.Changed("gc") {
+				args = append(slices.Clip(args), "--gc="+*gcName)
+			}
 			if strings.Contains(pm, "dpor") && *symmetry {
 				return fail(stderr, "bench", fmt.Errorf("--symmetry does not combine with dpor"))
 			}
@@ -253,7 +260,9 @@ type benchRow struct {
 	Params        string             `json:"params"`
 	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
 	POR           string             `json:"por"`
-	Symmetry      bool               `json:"symmetry,omitempty"`  // run with --symmetry
+	Symmetry      bool               `json:"symmetry,omitempty"` // run with --symmetry
+	GC            string             `json:"gc,omitempty"`       // the collector, when the run collects
+	Freed         int64              `json:"freed_objects,omitempty"`
 	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
 	Verdict       string             `json:"verdict"`
 	Limit         string             `json:"limit,omitempty"`
@@ -271,13 +280,18 @@ type benchRow struct {
 	consts        []benchmarks.Const // the model's parameters
 }
 
-// porLabel is the row's reduction for the tables: the --por mode, and
-// +symmetry when the model ran with --symmetry.
+// porLabel is the row's reduction for the tables: the --por mode,
+// +symmetry when the model ran with --symmetry, and the collector when it
+// is not the default.
 func (r *benchRow) porLabel() string {
+	l := r.POR
 	if r.Symmetry {
-		return r.POR + "+symmetry"
+		l += "+symmetry"
 	}
-	return r.POR
+	if r.GC != "" && r.GC != vm.GCMarkSweep.String() {
+		l += " gc=" + r.GC
+	}
+	return l
 }
 
 // benchModel checks one model repeat times in child processes.
@@ -315,12 +329,15 @@ func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode
 			Errors      int64   `json:"errors"`
 			ElapsedS    float64 `json:"elapsed_s"`
 			Symmetry    bool    `json:"symmetry"`
+			GC          string  `json:"gc"`
+			Freed       int64   `json:"freed_objects"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 			return row, fmt.Errorf("%s: unreadable output of mcvm check: %v", m.Name, err)
 		}
 		row.Verdict, row.Limit, row.States, row.Transitions = r.Verdict, r.Limit, r.States, r.Transitions
 		row.MaxDepth, row.Errors, row.Symmetry = r.MaxDepth, r.Errors, r.Symmetry
+		row.GC, row.Freed = r.GC, r.Freed
 		times = append(times, r.ElapsedS)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			if mb := float64(ru.Maxrss) / 1024; mb > row.PeakMemoryMB {

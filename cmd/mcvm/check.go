@@ -162,6 +162,10 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	rep.Chain = opts.Chain
 	rep.Sleep = opts.Sleep
 	rep.Symmetry = opts.Symmetry
+	if opts.Order == explorer.DFS && opts.Dynamic == nil && cmd != "certify" {
+		rep.GC = m.Options().GC.String()
+		rep.Freed = res.Stats.Freed
+	}
 	if d, ok := opts.Dynamic.(*por.Dynamic); ok && d.SII {
 		st := d.SIIStats()
 		rep.SII = &st
@@ -305,6 +309,8 @@ type report struct {
 	SII           *por.SIIStats `json:"sii,omitempty"`                 // dpor's summaries (--sii)
 	Symmetry      bool          `json:"symmetry"`                      // thread symmetry reduction (--symmetry)
 	Twins         int64         `json:"twin_transitions,omitempty"`    // transitions not explored: a twin thread's same ones were
+	GC            string        `json:"gc,omitempty"`                  // the collector of the active heap (--gc), when the search collects
+	Freed         int64         `json:"freed_objects"`                 // objects it freed
 	States        int64         `json:"states"`
 	Transitions   int64         `json:"transitions"`
 	Revisits      int64         `json:"revisits"`
@@ -445,6 +451,9 @@ func (r *report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB\n",
 			mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
+	}
+	if r.GC != "" {
+		fmt.Fprintf(w, "gc:          %s; %d objects freed in the active heap\n", r.GC, r.Freed)
 	}
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)

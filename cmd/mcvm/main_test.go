@@ -217,6 +217,43 @@ func TestCheck_symmetry(t *testing.T) {
 	}
 }
 
+// TestCheck_gc checks --gc: each collector reports itself and what it
+// freed, both free the same objects, none frees nothing, and the search is
+// the same with all three; an explicit --gc where nothing is collected is
+// a usage error.
+func TestCheck_gc(t *testing.T) {
+	md := "../../benchmarks/models/moldyn.mcasm"
+	small := []string{"-D", "THREADS=2", "-D", "SIZE=1", "-D", "MOVES=2"}
+	var runs []map[string]any
+	for _, gc := range []string{"mark-sweep", "memoised", "none"} {
+		r := checkJSON(t, md, append(small, "--gc", gc)...)
+		if r["gc"] != gc {
+			t.Errorf("--gc %s: gc = %v", gc, r["gc"])
+		}
+		runs = append(runs, r)
+	}
+	freed, _ := runs[0]["freed_objects"].(float64)
+	if freed == 0 || runs[1]["freed_objects"] != runs[0]["freed_objects"] || runs[2]["freed_objects"] != 0.0 {
+		t.Errorf("freed_objects: mark-sweep %v, memoised %v, none %v", runs[0]["freed_objects"], runs[1]["freed_objects"], runs[2]["freed_objects"])
+	}
+	for _, r := range runs[1:] {
+		for _, k := range []string{"states", "transitions", "revisits", "max_depth"} {
+			if r[k] != runs[0][k] {
+				t.Errorf("gc=%v: %s = %v, with mark-sweep %v", r["gc"], k, r[k], runs[0][k])
+			}
+		}
+	}
+	code, out, _ := runMain(append(append([]string{"check"}, small...), md)...)
+	if code != exitOK || !strings.Contains(out, "gc:          mark-sweep; ") {
+		t.Errorf("check: exit %d, no gc line:\n%s", code, out)
+	}
+	for _, flags := range [][]string{{"--gc", "memoised", "--search", "bfs"}, {"--gc", "mark-sweep", "--por", "dpor"}, {"--gc", "copying"}} {
+		if code, _, stderr := runMain(append(append([]string{"check"}, flags...), md)...); code != exitUsage || !strings.Contains(stderr, "--gc") {
+			t.Errorf("check %v: exit %d, %s", flags, code, stderr)
+		}
+	}
+}
+
 // TestCheck_sii checks that dynamic reduction reports its summaries: as
 // many states summarised as stored states left, fewer distinct ones, and
 // less memory collapsed than not.
@@ -433,7 +470,13 @@ func TestBench(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all+symmetry | deadlock | 9 |") {
 		t.Errorf("bench --symmetry: exit %d\n%s", code, out)
 	}
+	// --gc: the rows name a collector other than the default.
+	code, out, _ = runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo", "--large", "--gc", "memoised", "--format", "markdown")
+	if code != exitOK || !strings.Contains(out, "| philo | N=5 | thesis | all gc=memoised | deadlock | 33 |") {
+		t.Errorf("bench --gc: exit %d\n%s", code, out)
+	}
 	for _, args := range [][]string{
+		{"bench", "--dir", "../../benchmarks/models", "--models", "philo", "--gc", "copying"},
 		{"bench", "--dir", "../../benchmarks/models", "--small", "--large"},
 		{"bench", "--dir", "../../benchmarks/models", "--models", "philo", "--symmetry", "--por", "dpor"},
 		{"bench", "--dir", "../../benchmarks/models", "--models", "nosuch"},
