@@ -12,11 +12,16 @@ import (
 // benchCheck model checks a benchmark model completely (--continue) b.N
 // times and reports states/s and bytes per stored state.
 func benchCheck(b *testing.B, model string, defines map[string]int64, wantStates int64, store explorer.Storage) {
+	benchCheckGC(b, model, defines, wantStates, store, vm.GCMarkSweep)
+}
+
+// benchCheckGC is benchCheck with garbage collector gc.
+func benchCheckGC(b *testing.B, model string, defines map[string]int64, wantStates int64, store explorer.Storage, gc vm.GC) {
 	p, err := asm.AssembleFile("models/"+model, asm.Options{Defines: defines})
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := vm.New(p, vm.Options{})
+	m, err := vm.New(p, vm.Options{GC: gc})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,6 +70,28 @@ func BenchmarkPhilo(b *testing.B) {
 		for _, st := range []explorer.Storage{explorer.StorageHashCompact, explorer.StorageCollapse} {
 			b.Run(fmt.Sprintf("model=%s/N=%d/store=%s", tc.model, tc.n, st), func(b *testing.B) {
 				benchCheck(b, tc.model, map[string]int64{"N": tc.n}, tc.states, st)
+			})
+		}
+	}
+}
+
+// BenchmarkGC checks the heap-heavy models completely without reduction
+// (every state is expanded, so every state is collected) with each
+// garbage collector; the state counts must not change.
+func BenchmarkGC(b *testing.B) {
+	for _, tc := range []struct {
+		model, size string
+		defines     map[string]int64
+		states      int64
+	}{
+		{"moldyn.mcasm", "SMALL", map[string]int64{"THREADS": 2, "SIZE": 1}, 147884},
+		{"raytracer.mcasm", "SMALL", map[string]int64{"THREADS": 2, "SIZE": 1, "GRID": 1, "LIGHTS": 1, "MAXLEVEL": 0}, 12432},
+		{"raytracer.mcasm", "GRID=1,MAXLEVEL=0", map[string]int64{"GRID": 1, "MAXLEVEL": 0}, 12095},
+	} {
+		for _, gc := range []vm.GC{vm.GCNone, vm.GCMarkSweep, vm.GCMemoised} {
+			name := fmt.Sprintf("model=%s/%s/gc=%s", tc.model, tc.size, gc)
+			b.Run(name, func(b *testing.B) {
+				benchCheckGC(b, tc.model, tc.defines, tc.states, explorer.StorageExact, gc)
 			})
 		}
 	}

@@ -69,3 +69,14 @@ func (m *Machine) GCCheck() string {
 	}
 	return ""
 }
+
+// LiveObjects returns the objects of the active heap that are not free.
+func (m *Machine) LiveObjects() int {
+	n := 0
+	for i := range m.S.Heap.Objs {
+		if m.S.Heap.Objs[i].Kind != heap.KindFree {
+			n++
+		}
+	}
+	return n
+}

@@ -68,19 +68,52 @@ func (m *Machine) CollectGarbage() int {
 	case GCNone:
 		return 0
 	}
-	if m.canonVer != m.version {
-		// The canonical traversal is the mark: make one.
-		m.gcBuf = m.Encode(m.gcBuf[:0])
-	}
 	h := &m.S.Heap
 	freed := 0
+	if m.canonVer == m.version {
+		// The canonical traversal of the state was its mark.
+		for i := range h.Objs {
+			if r := heap.Ref(i + 1); !m.canon.Reached(r) && h.Objs[i].Kind != heap.KindFree {
+				h.Free(r)
+				freed++
+			}
+		}
+		return freed
+	}
+	m.markLive()
 	for i := range h.Objs {
-		if r := heap.Ref(i + 1); !m.canon.Reached(r) && h.Objs[i].Kind != heap.KindFree {
-			h.Free(r)
+		if m.gcMark[i] != m.gcEpoch && h.Objs[i].Kind != heap.KindFree {
+			h.Free(heap.Ref(i + 1))
 			freed++
 		}
 	}
 	return freed
+}
+
+// markLive marks the objects the roots reach (gcMark[i] == gcEpoch for
+// object i), depth first: mark-and-sweep's own mark, for a state not
+// encoded since it last changed.
+func (m *Machine) markLive() {
+	h := &m.S.Heap
+	m.gcEpoch++
+	for len(m.gcMark) < len(h.Objs) {
+		m.gcMark = append(m.gcMark, 0)
+	}
+	st := m.gcStack[:0]
+	visit := func(i int32) {
+		if m.gcMark[i] != m.gcEpoch {
+			m.gcMark[i] = m.gcEpoch
+			st = append(st, i)
+		}
+	}
+	m.roots(func(r heap.Ref) { visit(int32(r - 1)) })
+	for len(st) > 0 {
+		i := st[len(st)-1]
+		st = st[:len(st)-1]
+		o := &h.Objs[i]
+		refsOf(m.refSlots, o, h.Data[o.Off:o.Off+o.Len], visit)
+	}
+	m.gcStack = st[:0]
 }
 
 // roots calls fn for each root of the state, as Encode numbers them: the
@@ -212,9 +245,10 @@ func (g *memoGC) removeEdge(from, to int32) {
 	panic("vm: memoised GC lost a predecessor edge")
 }
 
-// refsOf calls fn with each non-null reference held by the object with
-// header o and slots slots.
-func (g *memoGC) refsOf(o *heap.Object, slots []int64, fn func(to int32)) {
+// refsOf calls fn with the index (Ref-1) of each object that the object
+// with header o and slots slots references; refSlots are the reference
+// slots of each class.
+func refsOf(refSlots [][]int32, o *heap.Object, slots []int64, fn func(to int32)) {
 	switch o.Kind {
 	case heap.KindRefArray:
 		for _, v := range slots {
@@ -223,12 +257,17 @@ func (g *memoGC) refsOf(o *heap.Object, slots []int64, fn func(to int32)) {
 			}
 		}
 	case heap.KindObject:
-		for _, j := range g.refSlots[o.Class] {
+		for _, j := range refSlots[o.Class] {
 			if v := slots[j]; v != 0 {
 				fn(int32(v - 1))
 			}
 		}
 	}
+}
+
+// refsOf is refsOf with the collector's reference slots.
+func (g *memoGC) refsOf(o *heap.Object, slots []int64, fn func(to int32)) {
+	refsOf(g.refSlots, o, slots, fn)
 }
 
 // isRefSlot reports whether slot j of the object with header o holds a
@@ -326,14 +365,7 @@ func structural(a, b *heap.Object) bool {
 func (g *memoGC) collect(m *Machine) int {
 	h := &m.S.Heap
 	if g.refSlots == nil {
-		g.refSlots = make([][]int32, len(m.prog.Classes))
-		for c := range g.refSlots {
-			for j := 0; j < m.layout.Slots(int32(c)); j++ {
-				if m.layout.IsRef(int32(c), j) {
-					g.refSlots[c] = append(g.refSlots[c], int32(j))
-				}
-			}
-		}
+		g.refSlots = m.refSlots
 		g.eFree = -1
 	}
 	if !g.collected {

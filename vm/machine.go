@@ -157,8 +157,12 @@ type Machine struct {
 	// canonVer is the version whose reachable objects canon has numbered
 	// (the last Encode's); the mark of CollectGarbage's mark-and-sweep.
 	canonVer uint64
-	gcBuf    []byte
 	memo     memoGC
+	refSlots [][]int32 // per class: its reference slots
+	// markLive's marks (object i is live if gcMark[i] == gcEpoch) and stack.
+	gcMark  []uint32
+	gcEpoch uint32
+	gcStack []int32
 
 	// version changes whenever the active state may have changed; owner
 	// (see owners) is valid while ownVer equals it.
@@ -229,6 +233,14 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 		if p.Statics[i].Kind == bytecode.KindRef {
 			m.staticRef[i] = true
 			m.refStatics = append(m.refStatics, i)
+		}
+	}
+	m.refSlots = make([][]int32, nc)
+	for c := range m.refSlots {
+		for j := 0; j < m.layout.Slots(int32(c)); j++ {
+			if m.layout.IsRef(int32(c), j) {
+				m.refSlots[c] = append(m.refSlots[c], int32(j))
+			}
 		}
 	}
 	m.syncMethod = make([]bool, len(p.Methods))
