@@ -114,3 +114,42 @@ func checkCollectors(t *testing.T, path string, g vm.Granularity, walks, steps i
 	}
 	t.Logf("%s %s: %d objects freed", path, g, freed)
 }
+
+// TestCollectGarbage_noAllocs checks that collecting, with either
+// collector, allocates nothing once its tables have grown to the heap.
+func TestCollectGarbage_noAllocs(t *testing.T) {
+	for _, gc := range []vm.GC{vm.GCMarkSweep, vm.GCMemoised} {
+		p, err := asm.AssembleFile("../benchmarks/models/raytracer.mcasm", asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := vm.New(p, vm.Options{GC: gc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var trs []vm.Trans
+		for i := 0; i < 400; i++ {
+			m.CollectGarbage()
+			if trs = m.Enabled(trs[:0]); len(trs) == 0 || m.Step(trs[0]) != nil {
+				t.Fatal("the walk ended early")
+			}
+		}
+		var a, b vm.Snapshot
+		m.Save(&a, nil)
+		trs = m.Enabled(trs[:0])
+		m.Step(trs[0])
+		m.Save(&b, nil)
+		// Alternate between two states: each collection sees a change.
+		k := 0
+		if n := testing.AllocsPerRun(100, func() {
+			if k++; k%2 == 0 {
+				m.Restore(&a)
+			} else {
+				m.Restore(&b)
+			}
+			m.CollectGarbage()
+		}); n != 0 {
+			t.Errorf("gc=%s: %.1f allocations per collection", gc, n)
+		}
+	}
+}
