@@ -2,6 +2,7 @@ package vm
 
 import (
 	"fmt"
+	"slices"
 
 	"mcvm/heap"
 )
@@ -17,18 +18,21 @@ func (m *Machine) SetTableDispatch(on bool) { m.tableDispatch = on }
 func (m *Machine) GCCheck() string {
 	g := &m.memo
 	h := &m.S.Heap
+	if !slices.Equal(g.objs, h.Objs) || !slices.Equal(g.data, h.Data) {
+		return "the memo is not the heap"
+	}
 	n := len(h.Objs)
 	want := make([]int32, n)
 	for i := range want {
 		want[i] = inf
 	}
 	var queue []int32
-	m.roots(func(r heap.Ref) {
-		if want[r-1] != 1 {
-			want[r-1] = 1
-			queue = append(queue, int32(r-1))
+	for _, i := range m.roots(nil) {
+		if want[i] != 1 {
+			want[i] = 1
+			queue = append(queue, i)
 		}
-	})
+	}
 	for len(queue) > 0 {
 		u := queue[0]
 		queue = queue[1:]

@@ -106,7 +106,10 @@ func (m *Machine) markLive() {
 			st = append(st, i)
 		}
 	}
-	m.roots(func(r heap.Ref) { visit(int32(r - 1)) })
+	m.gcRoots = m.roots(m.gcRoots[:0])
+	for _, i := range m.gcRoots {
+		visit(i)
+	}
 	for len(st) > 0 {
 		i := st[len(st)-1]
 		st = st[:len(st)-1]
@@ -116,40 +119,41 @@ func (m *Machine) markLive() {
 	m.gcStack = st[:0]
 }
 
-// roots calls fn for each root of the state, as Encode numbers them: the
-// Thread objects, the reference statics, and per thread the object it
-// waits on, its frames' locks and reference values, and its pending
-// exceptions. fn may see a root more than once; it never sees null.
-func (m *Machine) roots(fn func(r heap.Ref)) {
+// roots appends to b the object index (Ref-1) of each root of the state,
+// as Encode numbers them: the Thread objects, the reference statics, and
+// per thread the object it waits on, its frames' locks and reference
+// values, and its pending exceptions. A root may appear more than once.
+func (m *Machine) roots(b []int32) []int32 {
 	s := &m.S
 	for _, t := range s.Threads {
-		fn(t.Obj)
+		b = append(b, int32(t.Obj-1))
 	}
 	for _, i := range m.refStatics {
 		if r := heap.Ref(s.Statics[i]); r != heap.Null {
-			fn(r)
+			b = append(b, int32(r-1))
 		}
 	}
 	for _, t := range s.Threads {
 		if (t.Status == StatusWaiting || t.Status == StatusNotified) && t.WaitObj != heap.Null {
-			fn(t.WaitObj)
+			b = append(b, int32(t.WaitObj-1))
 		}
 		for fi := range t.Frames {
 			if f := &t.Frames[fi]; m.syncMethod[f.Method] && f.Lock != heap.Null {
-				fn(f.Lock)
+				b = append(b, int32(f.Lock-1))
 			}
 		}
 		for _, v := range t.Stack {
 			if v.Ref && v.I != 0 {
-				fn(heap.Ref(v.I))
+				b = append(b, int32(v.I-1))
 			}
 		}
 		for _, pd := range t.Pending {
 			if pd.Exc != heap.Null {
-				fn(pd.Exc)
+				b = append(b, int32(pd.Exc-1))
 			}
 		}
 	}
+	return b
 }
 
 // inf is the depth of an object no root reaches.
@@ -387,9 +391,13 @@ func (g *memoGC) collect(m *Machine) int {
 			continue
 		}
 		for i := b / objWordsPer; i < (e+objWordsPer-1)/objWordsPer; i++ {
-			if g.mark[i] != g.epoch && structural(&h.Objs[i], &g.objs[i]) {
+			switch {
+			case g.mark[i] == g.epoch:
+			case structural(&h.Objs[i], &g.objs[i]):
 				g.mark[i] = g.epoch
 				g.changed = append(g.changed, int32(i))
+			default:
+				g.objs[i] = h.Objs[i] // its monitor: the memo follows
 			}
 		}
 	}
@@ -399,6 +407,8 @@ func (g *memoGC) collect(m *Machine) int {
 	}
 
 	// Slots of unchanged objects: each changed reference moves an edge.
+	// The memo takes each new value as it goes, but for the slots of
+	// changed objects, whose old values are needed below.
 	nd := min(len(h.Data), len(g.data))
 	for b := heap.FreeHeads; b < nd; b += diffBlock {
 		e := min(b+diffBlock, nd)
@@ -413,8 +423,12 @@ func (g *memoGC) collect(m *Machine) int {
 			}
 			d := b + k
 			i := g.owner[d]
-			if i < 0 || g.mark[i] == g.epoch {
-				continue // not a slot, or its object is redone whole below
+			if i >= 0 && g.mark[i] == g.epoch {
+				continue // its object is redone whole below
+			}
+			o0[k] = v
+			if i < 0 {
+				continue
 			}
 			o := &g.objs[i]
 			if o.Kind == heap.KindFree || !g.isRefSlot(o, d-int(o.Off)) {
@@ -431,11 +445,21 @@ func (g *memoGC) collect(m *Machine) int {
 		}
 	}
 
-	// Changed objects: their old edges go, their new ones come.
+	// Changed objects: their old edges go, their new ones come, and the
+	// memo takes their headers and slots.
 	for len(g.owner) < len(h.Data) {
 		g.owner = append(g.owner, -1)
 	}
+	nOldData := len(g.data)
+	if nAct > nOld {
+		g.objs = append(g.objs, h.Objs[nOld:]...)
+	}
+	if len(h.Data) > nOldData {
+		g.data = append(g.data, h.Data[nOldData:]...)
+	}
 	for _, i := range g.changed {
+		// All old edges first: a changed object's new slots may lie where
+		// another's old ones were.
 		if int(i) < nOld {
 			if o := &g.objs[i]; o.Kind != heap.KindFree {
 				g.refsOf(o, g.data[o.Off:o.Off+o.Len], func(to int32) {
@@ -445,8 +469,12 @@ func (g *memoGC) collect(m *Machine) int {
 			}
 		}
 		g.depth[i] = inf
+	}
+	for _, i := range g.changed {
 		if int(i) < nAct {
 			o := &h.Objs[i]
+			g.objs[i] = *o
+			copy(g.data[o.Off:o.Off+o.Len], h.Data[o.Off:o.Off+o.Len])
 			for d := o.Off; d < o.Off+o.Len; d++ {
 				g.owner[d] = i
 			}
@@ -461,14 +489,14 @@ func (g *memoGC) collect(m *Machine) int {
 	}
 
 	// Roots: those that stopped or started being one.
+	m.gcRoots = m.roots(m.gcRoots[:0])
 	g.newRoots = g.newRoots[:0]
-	m.roots(func(r heap.Ref) {
-		i := int32(r - 1)
+	for _, i := range m.gcRoots {
 		if g.rootMark[i] != g.epoch {
 			g.rootMark[i] = g.epoch
 			g.newRoots = append(g.newRoots, i)
 		}
-	})
+	}
 	for _, i := range g.rootList {
 		if g.rootMark[i] != g.epoch {
 			g.root[i] = false
@@ -530,7 +558,10 @@ func (g *memoGC) collect(m *Machine) int {
 	}
 	g.dead = dead
 	freed := len(dead)
-	g.objs = append(g.objs[:0], h.Objs...)
-	g.data = append(g.data[:0], h.Data...)
+	for _, i := range dead {
+		g.objs[i] = h.Objs[i]
+	}
+	g.objs, g.data = g.objs[:nAct], g.data[:len(h.Data)]
+	copy(g.data[:min(len(g.data), heap.FreeHeads)], h.Data) // the free lists' heads
 	return freed
 }

@@ -163,6 +163,7 @@ type Machine struct {
 	gcMark  []uint32
 	gcEpoch uint32
 	gcStack []int32
+	gcRoots []int32 // scratch of the collectors: the roots
 
 	// version changes whenever the active state may have changed; owner
 	// (see owners) is valid while ownVer equals it.
