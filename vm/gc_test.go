@@ -3,7 +3,9 @@ package vm_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"mcvm/asm"
@@ -19,12 +21,21 @@ import (
 // The two collectors must free the same objects and leave identical
 // heaps, all three must encode identically (collecting never changes a
 // canonical state), and the memoised collector's depths and predecessor
-// bags must be exact. Mark-and-sweep marks on its own or, when the state
+// bags must be exact. MCVM_GC_WALKS sets the walks per program and
+// granularity (default 6; a longer run: MCVM_GC_WALKS=100). Mark-and-sweep marks on its own or, when the state
 // was just encoded, takes the encoding's traversal as its mark.
 func TestCollectGarbage_collectorsAgree(t *testing.T) {
+	walks := 6
+	if s := os.Getenv("MCVM_GC_WALKS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("MCVM_GC_WALKS=%q: want a positive number", s)
+		}
+		walks = n
+	}
 	for _, path := range models(t) {
 		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
-			checkCollectors(t, path, g, 6, 1500)
+			checkCollectors(t, path, g, walks, 1500)
 		}
 	}
 }
