@@ -3,10 +3,8 @@ package por_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"mcvm/asm"
@@ -104,28 +102,11 @@ func diffGC(t *testing.T, name string, p *bytecode.Program, c config, symmetry, 
 // heaps, state by state). MCVM_GEN_PROGRAMS sets how many generated
 // programs of each generator (default 30).
 func TestGC_sameSearch(t *testing.T) {
-	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
-	regress, _ := filepath.Glob("testdata/*.mcasm")
-	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
 	var freed int64
-	for _, path := range append(append(regress, conf...), models...) {
-		defs := map[string]int64{}
-		if strings.Contains(path, "benchmarks") {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if defs = smallDefines(t, string(src)); defs == nil {
-				continue
-			}
-		}
-		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(path)
+	for _, pr := range programs(t) {
+		p, name := pr.prog, filepath.Base(pr.path)
 		for i, c := range gcConfigs {
-			if i > 0 && strings.Contains(path, "benchmarks") && testing.Short() {
+			if i > 0 && pr.model && testing.Short() {
 				break
 			}
 			freed += diffGC(t, name, p, c, false, true, 200000)

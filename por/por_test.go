@@ -188,29 +188,8 @@ func TestGeneratePOR_deterministic(t *testing.T) {
 // every mode: the same verdict and the
 // same violations as the unreduced search.
 func TestModels_sameVerdicts(t *testing.T) {
-	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
-	regress, _ := filepath.Glob("testdata/*.mcasm")
-	conf = append(regress, conf...)
-	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
-	if len(conf) == 0 || len(models) == 0 {
-		t.Fatal("no programs found")
-	}
-	for _, path := range append(conf, models...) {
-		defs := map[string]int64{}
-		if strings.Contains(path, "benchmarks") {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defs = smallDefines(t, string(src))
-			if defs == nil {
-				continue
-			}
-		}
-		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, pr := range programs(t) {
+		path, p := pr.path, pr.prog
 		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}, 600000)
 		if full.limit {
 			t.Errorf("%s: too large to compare", path)
@@ -246,6 +225,46 @@ func TestModels_sameVerdicts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// program is one of the programs the tests run on.
+type program struct {
+	path  string
+	prog  *bytecode.Program
+	model bool // a benchmark model, at its SMALL configuration
+}
+
+// programs assembles the regression programs (testdata), the conformance
+// suite and the benchmark models at their SMALL configurations (a model
+// without one is left out), in that order.
+func programs(t *testing.T) []program {
+	t.Helper()
+	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
+	regress, _ := filepath.Glob("testdata/*.mcasm")
+	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
+	if len(conf) == 0 || len(models) == 0 || len(regress) == 0 {
+		t.Fatal("no programs found")
+	}
+	var out []program
+	for _, path := range append(append(regress, conf...), models...) {
+		defs := map[string]int64{}
+		model := strings.Contains(path, "benchmarks")
+		if model {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if defs = smallDefines(t, string(src)); defs == nil {
+				continue
+			}
+		}
+		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, program{path, p, model})
+	}
+	return out
 }
 
 // smallDefines reads a model's "; SMALL -D K=V ..." line (nil if none).

@@ -3,9 +3,7 @@ package por_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"mcvm/asm"
@@ -234,28 +232,9 @@ func TestSymmetry_isSound(t *testing.T) {
 // regression programs, the conformance programs and the benchmark models
 // at their SMALL sizes, as TestSymmetry_isSound does on generated ones.
 func TestSymmetry_programs(t *testing.T) {
-	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
-	regress, _ := filepath.Glob("testdata/*.mcasm")
-	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
-	if len(conf) == 0 || len(models) == 0 || len(regress) == 0 {
-		t.Fatal("no programs found")
-	}
 	compared := 0
-	for _, path := range append(append(regress, conf...), models...) {
-		defs := map[string]int64{}
-		if strings.Contains(path, "benchmarks") {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if defs = smallDefines(t, string(src)); defs == nil {
-				continue
-			}
-		}
-		p, err := asm.AssembleFile(path, asm.Options{Defines: defs})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, pr := range programs(t) {
+		path, p := pr.path, pr.prog
 		if _, _, found := vm.ThreadIDUse(p); found {
 			continue
 		}
