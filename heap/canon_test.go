@@ -113,3 +113,39 @@ func TestCanon_distinguishes(t *testing.T) {
 		t.Errorf("only %d distinct encodings of 200 random graphs", len(seen))
 	}
 }
+
+// TestHeap_freeAndReuse checks the free lists: an allocation takes the
+// most recently freed object of exactly as many slots, small or large,
+// zeroed, and otherwise appends; freeing never moves an object.
+func TestHeap_freeAndReuse(t *testing.T) {
+	l, node := layout(t)
+	h := &heap.Heap{}
+	a := h.New(l, node)                    // 3 slots
+	b := h.NewArray(heap.KindIntArray, 40) // large
+	c := h.NewArray(heap.KindIntArray, 50) // large
+	d := h.New(l, node)                    // 3 slots
+	h.Slots(d)[1], h.Slots(c)[7] = 9, 9
+	offD := h.Obj(d).Off
+	h.Free(a)
+	h.Free(d)
+	h.Free(b)
+	h.Free(c)
+	if got := h.New(l, node); got != d || h.Obj(d).Off != offD || h.Slots(d)[1] != 0 || h.Obj(d).Kind != heap.KindObject {
+		t.Errorf("first 3-slot allocation: %d (off %d), want %d, the last freed, zeroed in place", got, h.Obj(got).Off, d)
+	}
+	if got := h.New(l, node); got != a {
+		t.Errorf("second 3-slot allocation: %d, want %d", got, a)
+	}
+	if got := h.NewArray(heap.KindRefArray, 40); got != b || h.Obj(b).Kind != heap.KindRefArray {
+		t.Errorf("40-element allocation: %d, want %d (past the free 50-element one)", got, b)
+	}
+	if got := h.NewArray(heap.KindIntArray, 45); int(got) != h.Len() || got == c {
+		t.Errorf("45-element allocation: %d, want a new object", got)
+	}
+	if got := h.NewArray(heap.KindIntArray, 50); got != c || h.Slots(c)[7] != 0 {
+		t.Errorf("50-element allocation: %d, want %d zeroed", got, c)
+	}
+	if got := h.New(l, node); int(got) != h.Len() {
+		t.Errorf("3-slot allocation with none free: %d, want a new object", got)
+	}
+}

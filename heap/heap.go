@@ -104,9 +104,6 @@ func (h *Heap) Free(r Ref) {
 	h.Data[head] = int64(r)
 }
 
-// IsFree reports whether r was freed (and not reused since).
-func (h *Heap) IsFree(r Ref) bool { return h.Objs[r-1].Kind == KindFree }
-
 // Obj returns the header of r, which must be a valid non-null reference.
 func (h *Heap) Obj(r Ref) *Object { return &h.Objs[r-1] }
 
@@ -123,7 +120,8 @@ func (h *Heap) Slots(r Ref) []int64 {
 // there is one (the most recently freed), else a new one at the end.
 func (h *Heap) alloc(class int32, kind ObjKind, n int) Ref {
 	if len(h.Data) < FreeHeads {
-		h.Data = append(h.Data[:0], make([]int64, FreeHeads)...)
+		h.Data = slices.Grow(h.Data[:0], FreeHeads)[:FreeHeads]
+		clear(h.Data)
 	} else if r := h.reuse(n); r != Null {
 		o := &h.Objs[r-1]
 		*o = Object{Class: class, Kind: kind, Off: o.Off, Len: o.Len}
