@@ -130,6 +130,9 @@ func TestHeap_freeAndReuse(t *testing.T) {
 	h.Free(d)
 	h.Free(b)
 	h.Free(c)
+	if n := h.FreeObjects(); n != 4 {
+		t.Errorf("%d free objects, want 4", n)
+	}
 	if got := h.New(l, node); got != d || h.Obj(d).Off != offD || h.Slots(d)[1] != 0 || h.Obj(d).Kind != heap.KindObject {
 		t.Errorf("first 3-slot allocation: %d (off %d), want %d, the last freed, zeroed in place", got, h.Obj(got).Off, d)
 	}
@@ -147,5 +150,8 @@ func TestHeap_freeAndReuse(t *testing.T) {
 	}
 	if got := h.New(l, node); int(got) != h.Len() {
 		t.Errorf("3-slot allocation with none free: %d, want a new object", got)
+	}
+	if n := h.FreeObjects(); n != 0 {
+		t.Errorf("%d free objects, want 0", n)
 	}
 }

@@ -72,18 +72,24 @@ func (l *Layout) IsRef(c int32, i int) bool { return l.slots[c][i] }
 // Objects that a collector found unreachable are freed (Free): they stay
 // in Objs with kind KindFree, and the next allocation of as many slots
 // reuses one, so that a heap whose garbage is collected after every
-// transition stays as small as its live objects. The free lists' heads are
-// the first FreeHeads words of Data, so that copying, diffing and
-// restoring Data (snapshots) carries them along: head n < FreeHeads-1
-// lists the free objects of n slots, the last head those of more.
+// transition stays as small as its live objects. The free lists' heads and
+// the number of free objects are the first Reserved words of Data, so that
+// copying, diffing and restoring Data (snapshots) carries them along: head
+// n < freeLists-1 lists the free objects of n slots, the last head those
+// of more.
 type Heap struct {
 	Objs []Object
 	Data []int64
 }
 
-// FreeHeads is the number of words at the start of Heap.Data that hold the
-// free lists' heads rather than slots (Object.Off is never below it).
-const FreeHeads = 17
+// Reserved is the number of words at the start of Heap.Data that hold the
+// free lists rather than slots (Object.Off is never below it).
+const Reserved = freeLists + 1
+
+const (
+	freeLists = 17        // free lists' heads: Data[0:freeLists]
+	freeCount = freeLists // Data[freeCount]: the number of free objects
+)
 
 // Reset empties h, keeping its memory.
 func (h *Heap) Reset() {
@@ -99,9 +105,18 @@ func (h *Heap) Len() int { return len(h.Objs) }
 // KindFree and it joins the free list of its size.
 func (h *Heap) Free(r Ref) {
 	o := &h.Objs[r-1]
-	head := min(int(o.Len), FreeHeads-1)
+	head := min(int(o.Len), freeLists-1)
 	*o = Object{Class: int32(h.Data[head]), Kind: KindFree, Off: o.Off, Len: o.Len}
 	h.Data[head] = int64(r)
+	h.Data[freeCount]++
+}
+
+// FreeObjects returns the number of free objects in h.
+func (h *Heap) FreeObjects() int {
+	if len(h.Data) < Reserved {
+		return 0
+	}
+	return int(h.Data[freeCount])
 }
 
 // Obj returns the header of r, which must be a valid non-null reference.
@@ -119,10 +134,11 @@ func (h *Heap) Slots(r Ref) []int64 {
 // alloc returns an object with n zeroed slots: a free one of n slots if
 // there is one (the most recently freed), else a new one at the end.
 func (h *Heap) alloc(class int32, kind ObjKind, n int) Ref {
-	if len(h.Data) < FreeHeads {
-		h.Data = slices.Grow(h.Data[:0], FreeHeads)[:FreeHeads]
+	if len(h.Data) < Reserved {
+		h.Data = slices.Grow(h.Data[:0], Reserved)[:Reserved]
 		clear(h.Data)
 	} else if r := h.reuse(n); r != Null {
+		h.Data[freeCount]--
 		o := &h.Objs[r-1]
 		*o = Object{Class: class, Kind: kind, Off: o.Off, Len: o.Len}
 		clear(h.Data[o.Off : o.Off+o.Len])
@@ -138,7 +154,7 @@ func (h *Heap) alloc(class int32, kind ObjKind, n int) Ref {
 // reuse takes a free object of n slots off its free list and returns it,
 // or returns Null if there is none.
 func (h *Heap) reuse(n int) Ref {
-	if n < FreeHeads-1 {
+	if n < freeLists-1 {
 		r := Ref(h.Data[n])
 		if r != Null {
 			h.Data[n] = int64(h.Objs[r-1].Class)
@@ -147,11 +163,11 @@ func (h *Heap) reuse(n int) Ref {
 	}
 	// Larger objects share one list: the first of exactly n slots.
 	prev := -1 // the list's previous element, -1 for the head
-	for r := Ref(h.Data[FreeHeads-1]); r != Null; r = Ref(h.Objs[r-1].Class) {
+	for r := Ref(h.Data[freeLists-1]); r != Null; r = Ref(h.Objs[r-1].Class) {
 		if int(h.Objs[r-1].Len) == n {
 			next := int64(h.Objs[r-1].Class)
 			if prev < 0 {
-				h.Data[FreeHeads-1] = next
+				h.Data[freeLists-1] = next
 			} else {
 				h.Objs[prev].Class = int32(next)
 			}

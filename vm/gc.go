@@ -72,6 +72,9 @@ func (m *Machine) CollectGarbage() int {
 	freed := 0
 	if m.canonVer == m.version {
 		// The canonical traversal of the state was its mark.
+		if m.canon.Live() == len(h.Objs)-h.FreeObjects() {
+			return 0 // every object not free was reached
+		}
 		for i := range h.Objs {
 			if r := heap.Ref(i + 1); !m.canon.Reached(r) && h.Objs[i].Kind != heap.KindFree {
 				h.Free(r)
@@ -410,7 +413,7 @@ func (g *memoGC) collect(m *Machine) int {
 	// The memo takes each new value as it goes, but for the slots of
 	// changed objects, whose old values are needed below.
 	nd := min(len(h.Data), len(g.data))
-	for b := heap.FreeHeads; b < nd; b += diffBlock {
+	for b := heap.Reserved; b < nd; b += diffBlock {
 		e := min(b+diffBlock, nd)
 		a0, o0 := h.Data[b:e], g.data[b:e]
 		if bytes.Equal(int64Bytes(a0), int64Bytes(o0)) {
@@ -562,6 +565,6 @@ func (g *memoGC) collect(m *Machine) int {
 		g.objs[i] = h.Objs[i]
 	}
 	g.objs, g.data = g.objs[:nAct], g.data[:len(h.Data)]
-	copy(g.data[:min(len(g.data), heap.FreeHeads)], h.Data) // the free lists' heads
+	copy(g.data[:min(len(g.data), heap.Reserved)], h.Data) // the free lists
 	return freed
 }
