@@ -115,6 +115,7 @@ func BenchmarkCollectGarbage(b *testing.B) {
 		{"moldyn", "moldyn.mcasm", nil},
 		{"raytracer", "raytracer.mcasm", map[string]int64{"GRID": 1, "MAXLEVEL": 0}},
 		{"raytracer-default", "raytracer.mcasm", nil},
+		{"raytracer-grid4", "raytracer.mcasm", map[string]int64{"GRID": 4, "THREADS": 3}},
 	} {
 		for _, gc := range []vm.GC{vm.GCMarkSweep, vm.GCMemoised} {
 			b.Run("model="+tc.name+"/gc="+gc.String(), func(b *testing.B) {
