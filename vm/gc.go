@@ -184,24 +184,24 @@ type memoGC struct {
 	eFrom, eNext []int32
 	eFree        int32 // the first unused edge, -1 for none
 
-	root      []bool   // per object: a root in the memo
-	rootList  []int32  // the memo's roots (object indices, no repeats)
-	newRoots  []int32  // scratch: this collection's roots
-	mark      []uint32 // per object: epoch when last put in a set below
-	rootMark  []uint32 // per object: epoch when seen as a root now
-	epoch     uint32
-	changed   []int32 // objects whose header changed (class, kind, place) or that are new or gone
-	cand      []int32 // objects whose rhs may differ from their depth, and the dead to check
-	dead      []int32
-	candMark  []uint32
-	buckets   [][]int32 // the priority queue: objects by key, with stale entries
-	inQ       []bool
-	qKey      []int32
-	qLow      int       // no live entry is in a bucket below this
-	qHigh     int       // no entry at all is in a bucket above this
-	qLen      int       // live entries
-	refSlots  [][]int32 // per class: its reference slots
-	collected bool      // the memo holds a collected heap
+	root     []bool   // per object: a root in the memo
+	rootList []int32  // the memo's roots (object indices, no repeats)
+	newRoots []int32  // scratch: this collection's roots
+	mark     []uint32 // per object: epoch when last put in a set below
+	rootMark []uint32 // per object: epoch when seen as a root now
+	epoch    uint32
+	changed  []int32 // objects whose header changed (class, kind, place) or that are new or gone
+	cand     []int32 // objects whose rhs may differ from their depth, and the dead to check
+	dead     []int32
+	candMark []uint32
+	buckets  [][]int32 // the priority queue: objects by key, with stale entries
+	inQ      []bool
+	qKey     []int32
+	qLow     int          // no live entry is in a bucket below this
+	qHigh    int          // no entry at all is in a bucket above this
+	qLen     int          // live entries
+	refSlots [][]int32    // per class: its reference slots (the machine's)
+	layout   *heap.Layout // which slots hold references
 }
 
 // grow makes the per-object arrays hold n objects; new ones are free of
@@ -284,11 +284,7 @@ func (g *memoGC) isRefSlot(o *heap.Object, j int) bool {
 	case heap.KindRefArray:
 		return true
 	case heap.KindObject:
-		for _, k := range g.refSlots[o.Class] {
-			if int(k) == j {
-				return true
-			}
-		}
+		return g.layout.IsRef(o.Class, j)
 	}
 	return false
 }
@@ -371,13 +367,9 @@ func structural(a, b *heap.Object) bool {
 // collect is CollectGarbage with the memoised collector.
 func (g *memoGC) collect(m *Machine) int {
 	h := &m.S.Heap
-	if g.refSlots == nil {
-		g.refSlots = m.refSlots
+	if g.layout == nil {
+		g.refSlots, g.layout = m.refSlots, m.layout
 		g.eFree = -1
-	}
-	if !g.collected {
-		g.objs, g.data = g.objs[:0], g.data[:0]
-		g.collected = true
 	}
 	g.epoch++
 	nAct, nOld := len(h.Objs), len(g.objs)
