@@ -37,7 +37,7 @@ func (m *Machine) GCCheck() string {
 		u := queue[0]
 		queue = queue[1:]
 		o := &h.Objs[u]
-		g.refsOf(o, h.Data[o.Off:o.Off+o.Len], func(to int32) {
+		refsOf(m.refSlots, o, h.Data[o.Off:o.Off+o.Len], func(to int32) {
 			if want[to] == inf {
 				want[to] = want[u] + 1
 				queue = append(queue, to)
@@ -50,7 +50,7 @@ func (m *Machine) GCCheck() string {
 		if o.Kind == heap.KindFree {
 			continue
 		}
-		g.refsOf(o, h.Data[o.Off:o.Off+o.Len], func(to int32) { preds[to]++ })
+		refsOf(m.refSlots, o, h.Data[o.Off:o.Off+o.Len], func(to int32) { preds[to]++ })
 	}
 	for i := range h.Objs {
 		free := h.Objs[i].Kind == heap.KindFree

@@ -189,7 +189,7 @@ type memoGC struct {
 	// reference; an object holding n references to another has n edges.
 	predHead     []int32
 	eFrom, eNext []int32
-	eFree        int32 // the first unused edge, -1 for none
+	eFree        int32 // 1 + the first unused edge, 0 for none
 
 	root     []bool   // per object: a root in the memo
 	rootList []int32  // the memo's roots (object indices, no repeats)
@@ -204,11 +204,9 @@ type memoGC struct {
 	buckets  [][]int32 // the priority queue: objects by key, with stale entries
 	inQ      []bool
 	qKey     []int32
-	qLow     int          // no live entry is in a bucket below this
-	qHigh    int          // no entry at all is in a bucket above this
-	qLen     int          // live entries
-	refSlots [][]int32    // per class: its reference slots (the machine's)
-	layout   *heap.Layout // which slots hold references
+	qLow     int // no live entry is in a bucket below this
+	qHigh    int // no entry at all is in a bucket above this
+	qLen     int // live entries
 }
 
 // grow makes the per-object arrays hold n objects; new ones are free of
@@ -228,13 +226,13 @@ func (g *memoGC) grow(n int) {
 
 // addEdge records that object from holds a reference to object to.
 func (g *memoGC) addEdge(from, to int32) {
-	e := g.eFree
+	e := g.eFree - 1
 	if e < 0 {
 		e = int32(len(g.eFrom))
 		g.eFrom = append(g.eFrom, 0)
 		g.eNext = append(g.eNext, -1)
 	} else {
-		g.eFree = g.eNext[e]
+		g.eFree = g.eNext[e] + 1
 	}
 	g.eFrom[e], g.eNext[e] = from, g.predHead[to]
 	g.predHead[to] = e
@@ -252,8 +250,8 @@ func (g *memoGC) removeEdge(from, to int32) {
 		} else {
 			g.eNext[prev] = g.eNext[e]
 		}
-		g.eNext[e] = g.eFree
-		g.eFree = e
+		g.eNext[e] = g.eFree - 1
+		g.eFree = e + 1
 		return
 	}
 	panic("vm: memoised GC lost a predecessor edge")
@@ -279,19 +277,14 @@ func refsOf(refSlots [][]int32, o *heap.Object, slots []int64, fn func(to int32)
 	}
 }
 
-// refsOf is refsOf with the collector's reference slots.
-func (g *memoGC) refsOf(o *heap.Object, slots []int64, fn func(to int32)) {
-	refsOf(g.refSlots, o, slots, fn)
-}
-
 // isRefSlot reports whether slot j of the object with header o holds a
-// reference.
-func (g *memoGC) isRefSlot(o *heap.Object, j int) bool {
+// reference, by layout l.
+func isRefSlot(l *heap.Layout, o *heap.Object, j int) bool {
 	switch o.Kind {
 	case heap.KindRefArray:
 		return true
 	case heap.KindObject:
-		return g.layout.IsRef(o.Class, j)
+		return l.IsRef(o.Class, j)
 	}
 	return false
 }
@@ -374,10 +367,7 @@ func structural(a, b *heap.Object) bool {
 // collect is CollectGarbage with the memoised collector.
 func (g *memoGC) collect(m *Machine) int {
 	h := &m.S.Heap
-	if g.layout == nil {
-		g.refSlots, g.layout = m.refSlots, m.layout
-		g.eFree = -1
-	}
+	rs := m.refSlots
 	g.epoch++
 	nAct, nOld := len(h.Objs), len(g.objs)
 	g.grow(max(nAct, nOld))
@@ -433,7 +423,7 @@ func (g *memoGC) collect(m *Machine) int {
 				continue
 			}
 			o := &g.objs[i]
-			if o.Kind == heap.KindFree || !g.isRefSlot(o, d-int(o.Off)) {
+			if o.Kind == heap.KindFree || !isRefSlot(m.layout, o, d-int(o.Off)) {
 				continue
 			}
 			if old != 0 {
@@ -464,7 +454,7 @@ func (g *memoGC) collect(m *Machine) int {
 		// another's old ones were.
 		if int(i) < nOld {
 			if o := &g.objs[i]; o.Kind != heap.KindFree {
-				g.refsOf(o, g.data[o.Off:o.Off+o.Len], func(to int32) {
+				refsOf(rs, o, g.data[o.Off:o.Off+o.Len], func(to int32) {
 					g.removeEdge(i, to)
 					g.candidate(to)
 				})
@@ -481,7 +471,7 @@ func (g *memoGC) collect(m *Machine) int {
 				g.owner[d] = i
 			}
 			if o.Kind != heap.KindFree {
-				g.refsOf(o, h.Data[o.Off:o.Off+o.Len], func(to int32) {
+				refsOf(rs, o, h.Data[o.Off:o.Off+o.Len], func(to int32) {
 					g.addEdge(i, to)
 					g.candidate(to)
 				})
@@ -537,7 +527,7 @@ func (g *memoGC) collect(m *Machine) int {
 		default:
 			continue
 		}
-		g.refsOf(o, slots, g.update)
+		refsOf(rs, o, slots, g.update)
 	}
 	for k := 0; k <= g.qHigh && k < len(g.buckets); k++ {
 		g.buckets[k] = g.buckets[k][:0]
@@ -555,7 +545,7 @@ func (g *memoGC) collect(m *Machine) int {
 	slices.Sort(dead)
 	for _, i := range dead {
 		o := &h.Objs[i]
-		g.refsOf(o, h.Data[o.Off:o.Off+o.Len], func(to int32) { g.removeEdge(i, to) })
+		refsOf(rs, o, h.Data[o.Off:o.Off+o.Len], func(to int32) { g.removeEdge(i, to) })
 		h.Free(heap.Ref(i + 1))
 	}
 	g.dead = dead
