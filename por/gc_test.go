@@ -31,7 +31,7 @@ var gcConfigs = []config{
 	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
 	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
 	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false},
-	{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	unreduced,
 	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageHashCompact, true, false, false},
 }
 

@@ -43,6 +43,9 @@ func (c config) String() string {
 	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v/sleep=%v/sii=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain, c.sleep, !c.static)
 }
 
+// unreduced is the search every reduction is compared with.
+var unreduced = config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}
+
 // configs are the reduced searches compared with the unreduced one.
 var configs = []config{
 	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
@@ -132,7 +135,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d does not assemble: %v\n%s", g.name, seed, err, src)
 			}
-			full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}, 200000)
+			full := explore(t, p, unreduced, 200000)
 			if full.limit {
 				continue
 			}
@@ -190,7 +193,7 @@ func TestGeneratePOR_deterministic(t *testing.T) {
 func TestModels_sameVerdicts(t *testing.T) {
 	for _, pr := range programs(t) {
 		path, p := pr.path, pr.prog
-		full := explore(t, p, config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}, 600000)
+		full := explore(t, p, unreduced, 600000)
 		if full.limit {
 			t.Errorf("%s: too large to compare", path)
 			continue

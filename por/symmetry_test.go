@@ -111,7 +111,7 @@ const maxOrbitStates = 5000
 // unreduced one: symmetry alone and with every static reduction, search
 // order, proviso, chains, sleep sets and store.
 var symConfigs = []config{
-	{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+	unreduced,
 	{por.None, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
 	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
 	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
@@ -152,13 +152,12 @@ func TestSymmetry_isSound(t *testing.T) {
 			if _, _, found := vm.ThreadIDUse(p); found {
 				continue
 			}
-			none := config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}
-			full := exploreSym(t, p, none, false, true, false, 100000)
+			full := exploreSym(t, p, unreduced, false, true, false, 100000)
 			if full.limit {
 				continue
 			}
 			if full.stats.States <= maxOrbitStates {
-				full = exploreSym(t, p, none, false, true, true, 0)
+				full = exploreSym(t, p, unreduced, false, true, true, 0)
 			}
 			compared++
 			if len(full.errors) > 0 {
@@ -238,8 +237,7 @@ func TestSymmetry_programs(t *testing.T) {
 		if _, _, found := vm.ThreadIDUse(p); found {
 			continue
 		}
-		none := config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}
-		full := exploreSym(t, p, none, false, true, false, 150000)
+		full := exploreSym(t, p, unreduced, false, true, false, 150000)
 		if full.limit {
 			continue
 		}

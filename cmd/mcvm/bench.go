@@ -68,8 +68,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	var storeArgs []string
-	if _, ok := vm.ParseGC(*gcName); !ok {
-		return fail(stderr, "bench", fmt.Errorf("--gc: want mark-sweep, memoised or none, got %q", *gcName))
+	if _, err := parseGC(*gcName); err != nil {
+		return fail(stderr, "bench", err)
 	}
 	if !*chain {
 		storeArgs = append(storeArgs, "--chain=false")

@@ -69,6 +69,15 @@ func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 }
 
+// parseGC reads a --gc value.
+func parseGC(s string) (vm.GC, error) {
+	gc, ok := vm.ParseGC(s)
+	if !ok {
+		return 0, fmt.Errorf("--gc: want mark-sweep, memoised or none, got %q", s)
+	}
+	return gc, nil
+}
+
 // apply sets up the reduction for program p: the vm options it needs and
 // the explorer's reducer and proviso.
 func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.Options) (vm.Options, por.Mode, error) {
@@ -124,9 +133,9 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		}
 		eo.Symmetry = true
 	}
-	gc, ok := vm.ParseGC(f.gc)
-	if !ok {
-		return vo, 0, fmt.Errorf("--gc: want mark-sweep, memoised or none, got %q", f.gc)
+	gc, err := parseGC(f.gc)
+	if err != nil {
+		return vo, 0, err
 	}
 	if f.explicit("gc") && (eo.Order != explorer.DFS || mode&por.DPOR != 0) {
 		return vo, 0, fmt.Errorf("--gc: only depth-first search without dpor collects garbage (dpor compares object references along the search stack, which reusing a freed object's place would confuse)")
