@@ -424,9 +424,15 @@ func (r *report) print(w io.Writer) {
 	if r.continued || r.Errors > 1 {
 		fmt.Fprintf(w, "errors:      %d\n", r.Errors)
 	}
-	fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
-		r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
-	if m := r.Memory; m != nil {
+	if m := r.Memory; m != nil && m.Store == "" {
+		// Certification: no visited set.
+		fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %s granularity, %s\n", r.ElapsedS, r.StatesPerS, r.Granularity, r.Search)
+		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state)\n", mib(m.PeakRSSBytes), m.PeakRSSPerState)
+	} else {
+		fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
+			r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
+	}
+	if m := r.Memory; m != nil && m.Store != "" {
 		fmt.Fprintf(w, "store:       %s, %.1f MiB: table %d %s (%.1f MiB)", m.Store, mib(m.StoreBytes), m.TableSlots,
 			map[bool]string{true: "bits", false: "slots"}[m.Store == "bitstate"], mib(m.TableBytes))
 		switch m.Store {
