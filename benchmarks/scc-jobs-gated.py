@@ -25,7 +25,7 @@ def busy():
     return (sum(v) - idle) / HZ
 
 def run(extra):
-    args = ["nice", MCVM, "certify", "--no-progress", "--script", SCRIPT, "-D", "N=8"] + extra + [MODEL]
+    args = ["nice", MCVM, "certify", "--por", os.environ.get("POR", "none"), "--no-progress", "--script", SCRIPT, "-D", "N=8"] + extra + [MODEL]
     b0 = busy(); t0 = time.time()
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL)
     _, st, ru = os.wait4(p.pid, 0)

@@ -6,6 +6,7 @@
 # estimate of an undisturbed one.
 #
 # Usage: go build -o /tmp/mcvm ./cmd/mcvm && sh benchmarks/scc-jobs.sh /tmp/mcvm [K...]
+# POR=all measures a script of the reduced search instead (default none).
 set -e
 MCVM=${1:?usage: scc-jobs.sh MCVM [K...]}
 shift
@@ -13,10 +14,11 @@ KS=${*:-2 4 10 20}
 REPEAT=${REPEAT:-5}
 MODEL=$(dirname "$0")/models/philo_ok.mcasm
 SCRIPT=${SCRIPT:-/tmp/po8.scc}
-"$MCVM" verify --continue --no-progress --script "$SCRIPT" -D N=8 "$MODEL" | grep -E '^(states|script):'
+POR=${POR:-none}
+"$MCVM" verify --por "$POR" --continue --no-progress --script "$SCRIPT" -D N=8 "$MODEL" | grep -E '^(states|script):'
 wall() { # prints the wall time in seconds of mcvm certify "$@"
 	s=$(date +%s.%N)
-	"$MCVM" certify --no-progress --script "$SCRIPT" -D N=8 "$@" "$MODEL" >/dev/null
+	"$MCVM" certify --por "$POR" --no-progress --script "$SCRIPT" -D N=8 "$@" "$MODEL" >/dev/null
 	e=$(date +%s.%N)
 	echo "$s $e" | awk '{printf "%.3f\n", $2 - $1}'
 }

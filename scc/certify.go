@@ -46,6 +46,16 @@ type Options struct {
 	// its ends; to is 0 when it faulted). Tests measure coverage with them.
 	OnState      func(id int32, fp uint64)
 	OnTransition func(from uint64, tr vm.Trans, to uint64)
+	// Reducer is the partial-order reduction the script's search applied,
+	// and POR its name in the script's header ("none" or empty without a
+	// reducer). With it a state need only explore the persistent set the
+	// reducer chooses there, unless the stack proviso asks for all its
+	// transitions: when one of the set's transitions reaches a state on
+	// the search stack, or faults. The machine must have the reduction's
+	// vm options (escape analysis), and Extra and Next must be unset: the
+	// reduced graph keeps only the properties the reduction was made for.
+	Reducer explorer.Reducer
+	POR     string
 }
 
 // NextInvariant is an invariant over consecutive states: in every
@@ -71,7 +81,8 @@ type frame struct {
 	id         int32
 	fp         uint64
 	start, end int32 // its transitions: c.trans[start:end]
-	left       int32 // how many of them are unexplored
+	req        int32 // those to explore: c.trans[start:req] (a persistent set, or all)
+	left       int32 // how many of those are unexplored
 	snap       bool
 	parentSnap int32
 	via        vm.Trans
@@ -105,6 +116,8 @@ type certifier struct {
 	highest  int32
 	ref0     bool
 	initPath []vm.Trans
+	onStack  []uint64       // with a reducer: bitset of the IDs on the search stack (a task's init path included)
+	onStackX map[int32]bool // the same for IDs beyond 1<<26
 
 	res          Result
 	pos          int64
@@ -126,7 +139,17 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	if digest == 0 {
 		digest = bytecode.Digest(m.Program())
 	}
-	if err := s.Match(digest, m.Options().Granularity.String()); err != nil {
+	por := opts.POR
+	if por == "" {
+		por = "none"
+	}
+	if (opts.Reducer == nil) != (por == "none") {
+		return nil, fmt.Errorf("certification with reduction %q needs its reducer", por)
+	}
+	if opts.Reducer != nil && (opts.Extra != nil || len(opts.Next) > 0) {
+		return nil, fmt.Errorf("extra invariants need a script of the unreduced search (verify and certify with --por none): partial-order reduction keeps only the states the program's own properties need")
+	}
+	if err := s.Match(digest, m.Options().Granularity.String(), por); err != nil {
 		return nil, err
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}
@@ -328,12 +351,20 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 		c.record(deadlockFault(), nil)
 		return
 	}
+	top.req = top.end
+	if c.opts.Reducer != nil && !c.trust && top.end-start >= 2 {
+		top.req = start + int32(c.opts.Reducer.Ample(c.m, c.trans[start:top.end]))
+		if top.req < top.end {
+			c.res.Stats.Reduced++
+		}
+	}
+	c.setOnStack(id, true)
 	for i := start; i < top.end; i++ {
 		meth, pc := c.m.Where(c.trans[i].Thread)
 		c.where = append(c.where, meth, pc)
 		c.done = append(c.done, false)
 	}
-	top.left = top.end - start
+	top.left = top.req - start
 	c.loaded = level
 	if level > 0 {
 		below := &c.stack[level-1]
@@ -342,7 +373,7 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 			top.parentSnap = int32(level - 1)
 		}
 	}
-	if top.left >= 2 {
+	if top.end-start >= 2 { // (a reduced state may yet have to explore all)
 		for len(c.snaps) <= level {
 			c.snaps = append(c.snaps, new(vm.Snapshot))
 		}
@@ -353,6 +384,54 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 		c.m.Save(c.snaps[level], parent)
 		top.snap = true
 	}
+}
+
+// setOnStack notes that state id is on the search stack or has left it
+// (with a reducer only: the stack proviso asks).
+func (c *certifier) setOnStack(id int32, on bool) {
+	if c.opts.Reducer == nil || id < 0 {
+		return
+	}
+	if id >= 1<<26 {
+		if c.onStackX == nil {
+			c.onStackX = make(map[int32]bool)
+		}
+		if on {
+			c.onStackX[id] = true
+		} else {
+			delete(c.onStackX, id)
+		}
+		return
+	}
+	w := int(id >> 6)
+	for len(c.onStack) <= w {
+		c.onStack = append(c.onStack, 0)
+	}
+	if on {
+		c.onStack[w] |= 1 << (id & 63)
+	} else {
+		c.onStack[w] &^= 1 << (id & 63)
+	}
+}
+
+func (c *certifier) isOnStack(id int32) bool {
+	if id >= 1<<26 {
+		return c.onStackX[id]
+	}
+	w := int(id >> 6)
+	return id >= 0 && w < len(c.onStack) && c.onStack[w]&(1<<(id&63)) != 0
+}
+
+// expandFully makes the reduced state on top of the stack explore all its
+// transitions, as the stack proviso asks.
+func (c *certifier) expandFully(top *frame) {
+	for i := top.req; i < top.end; i++ {
+		if !c.done[i] {
+			top.left++
+		}
+	}
+	top.req = top.end
+	c.res.Stats.Provisos++
 }
 
 func deadlockFault() *vm.Fault {
@@ -403,6 +482,9 @@ func (c *certifier) run() (err error) {
 		if !c.trust {
 			c.fpSet(0, fp)
 		}
+		if root != 0 {
+			c.setOnStack(0, true)
+		}
 		var buf []vm.Trans
 		for i, e := range init {
 			if e.Op != OpNew {
@@ -423,6 +505,7 @@ func (c *certifier) run() (err error) {
 				return discrepancy(FaultMismatch, -1, "init path entry %d: %s faults (%s)", i, c.describe(tr, e.Instr), f.Msg)
 			}
 			c.initPath = append(c.initPath, tr)
+			c.setOnStack(e.ID, true) // on the producer's stack all along
 			c.res.Stats.Instructions += int64(m.Executed())
 			if !c.trust {
 				fp = c.fingerprint()
@@ -571,7 +654,7 @@ func (c *certifier) follow(e *Entry) error {
 	top := &c.stack[level]
 	if e.Op == OpBacktrack {
 		if top.left > 0 && !c.trust {
-			for i := top.start; i < top.end; i++ {
+			for i := top.start; i < top.req; i++ {
 				if !c.done[i] {
 					return discrepancy(Unexplored, pos, "backtrack from state %d, which has %d unexplored transitions (e.g. %s)",
 						top.id, top.left, c.describe(c.trans[i], c.instrAt(c.where[2*i], c.where[2*i+1])))
@@ -588,6 +671,7 @@ func (c *certifier) follow(e *Entry) error {
 				return discrepancy(Subgraphs, pos, "the region rooted at state %d has %d transitions, the Subgraphs list says %d", top.id, size, got)
 			}
 		}
+		c.setOnStack(top.id, false)
 		c.trans, c.done, c.where = c.trans[:top.start], c.done[:top.start], c.where[:2*top.start]
 		c.stack = c.stack[:level]
 		if c.loaded >= level {
@@ -617,7 +701,9 @@ func (c *certifier) follow(e *Entry) error {
 		return discrepancy(Duplicate, pos, "%s from state %d was explored already", c.describe(tr, e.Instr), top.id)
 	}
 	c.done[j] = true
-	top.left--
+	if j < top.req {
+		top.left--
+	}
 	if c.loaded != level {
 		if !top.snap {
 			return fmt.Errorf("internal error: state %d is not held and has no snapshot", top.id)
@@ -634,6 +720,11 @@ func (c *certifier) follow(e *Entry) error {
 		}
 		if c.opts.OnTransition != nil {
 			c.opts.OnTransition(top.fp, tr, 0)
+		}
+		if top.req < top.end {
+			// The path ends here, and the other threads' transitions
+			// would never be taken after it: all are explored.
+			c.expandFully(top)
 		}
 		c.record(f, &tr)
 		return nil
@@ -672,6 +763,9 @@ func (c *certifier) follow(e *Entry) error {
 		}
 		if err := c.compare(e.ID, fp, pos); err != nil {
 			return err
+		}
+		if top.req < top.end && c.isOnStack(e.ID) {
+			c.expandFully(top) // the stack proviso: a cycle closed
 		}
 		if e.ID == 0 {
 			c.ref0 = true

@@ -53,6 +53,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -126,7 +127,7 @@ type Header struct {
 	Kind        byte
 	Digest      uint64 // bytecode.Digest of the program
 	Granularity string // vm granularity: "transition" or "instruction"
-	POR         string // partial-order reduction mode ("none")
+	POR         string // partial-order reduction: "none", or mode/proviso ("all/stack")
 	Symmetry    string // symmetry reduction ("none")
 	Flags       uint64
 	Verdict     string // the verification's verdict
@@ -189,17 +190,20 @@ func (s *Script) materialize() {
 var ErrMismatch = errors.New("script does not match")
 
 // Match checks that the script belongs to a program with digest and to
-// exploration with the given granularity (and no POR or symmetry, which
-// mcvm does not have yet).
-func (h *Header) Match(digest uint64, granularity string) error {
+// exploration with the given granularity and partial-order reduction (its
+// header name: "none", or the mode and the proviso, "all/stack"; see
+// Options.POR). Symmetry reduction is never recorded: verify does not
+// take it.
+func (h *Header) Match(digest uint64, granularity, por string) error {
 	if h.Digest != digest {
 		return fmt.Errorf("%w: it was written for another program (digest %016x, this program has %016x): were the same model and -D values given?", ErrMismatch, h.Digest, digest)
 	}
 	if h.Granularity != granularity {
 		return fmt.Errorf("%w: it was written with --granularity %s, not %s", ErrMismatch, h.Granularity, granularity)
 	}
-	if h.POR != "none" {
-		return fmt.Errorf("%w: it was written with partial-order reduction %q, which this certifier does not apply", ErrMismatch, h.POR)
+	if h.POR != por {
+		mode, _, _ := strings.Cut(h.POR, "/")
+		return fmt.Errorf("%w: it was written with partial-order reduction %q, and this certifier applies %q: give --por %s", ErrMismatch, h.POR, por, mode)
 	}
 	if h.Symmetry != "none" {
 		return fmt.Errorf("%w: it was written with symmetry reduction %q, which this certifier does not apply", ErrMismatch, h.Symmetry)

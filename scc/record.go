@@ -112,7 +112,7 @@ func (r *Recorder) Backtrack(id int32) {
 // (then every state still on the stack is backtracked from); res gives the
 // verdict and figures for the header. It returns nil if the callbacks did
 // not describe a depth-first search.
-func (r *Recorder) Script(digest uint64, gran vm.Granularity, complete, cont bool, res *explorer.Result) *Script {
+func (r *Recorder) Script(digest uint64, gran vm.Granularity, por string, complete, cont bool, res *explorer.Result) *Script {
 	if r.err {
 		return nil
 	}
@@ -137,7 +137,7 @@ func (r *Recorder) Script(digest uint64, gran vm.Granularity, complete, cont boo
 	if r.trustful {
 		s.Kind = KindTrustful
 	}
-	s.Digest, s.Granularity, s.POR, s.Symmetry = digest, gran.String(), "none", "none"
+	s.Digest, s.Granularity, s.POR, s.Symmetry = digest, gran.String(), por, "none"
 	if complete {
 		s.Flags |= FlagComplete
 	}
@@ -160,9 +160,23 @@ var ErrIncomplete = errors.New("the search was cut off by a limit")
 // (opts.Continue); when it stopped at its first error it ends there, and a
 // certifier reproduces that error. It fails when opts asks for BFS or the
 // search hit a limit.
-func Verify(m *vm.Machine, opts explorer.Options, trustful bool) (*explorer.Result, *Script, error) {
+//
+// With opts.Reducer the search is reduced: por is the reduction's name for
+// the header (Options.POR), and the certifier must apply the same one. A
+// script records persistent sets with the stack proviso only: chains,
+// sleep sets, dynamic reduction and symmetry are refused (the certifier
+// could not check what they leave out).
+func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*explorer.Result, *Script, error) {
 	if opts.Order != explorer.DFS {
 		return nil, nil, fmt.Errorf("search scripts record depth-first searches; --search %s cannot write one", opts.Order)
+	}
+	switch {
+	case (opts.Reducer == nil) != (por == "none"):
+		return nil, nil, fmt.Errorf("internal error: reduction %q with reducer %v", por, opts.Reducer != nil)
+	case opts.Chain || opts.Sleep || opts.Dynamic != nil || opts.Symmetry:
+		return nil, nil, fmt.Errorf("search scripts do not record chains, sleep sets, dynamic reduction or symmetry")
+	case opts.Reducer != nil && (opts.Proviso.Resolve(opts.Order) != explorer.ProvisoStack || opts.MaxDepth > 0):
+		return nil, nil, fmt.Errorf("a reduced search script needs the stack proviso and no --max-depth")
 	}
 	rec := NewRecorder(m.Program(), trustful)
 	rec.Hook(&opts)
@@ -171,7 +185,7 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool) (*explorer.Resu
 		return res, nil, fmt.Errorf("%w (%s limit): no script written", ErrIncomplete, res.Limit)
 	}
 	complete := res.Fault == nil || opts.Continue
-	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, complete, opts.Continue, res)
+	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, por, complete, opts.Continue, res)
 	if s == nil {
 		return res, nil, fmt.Errorf("internal error: the search's callbacks do not describe a depth-first search")
 	}

@@ -41,7 +41,7 @@ func assemble(t testing.TB, path string, defs map[string]int64) *bytecode.Progra
 // verify runs a verification and returns its result and encoded script.
 func verify(t testing.TB, p *bytecode.Program, g vm.Granularity, cont, trustful bool) (*explorer.Result, []byte) {
 	t.Helper()
-	res, s, err := scc.Verify(machine(t, p, g), explorer.Options{Continue: cont}, trustful)
+	res, s, err := scc.Verify(machine(t, p, g), explorer.Options{Continue: cont}, trustful, "none")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestSync_tampered(t *testing.T) {
 		}
 		return m
 	}
-	v, s, err := Verify(newMachine(), explorer.Options{Continue: true}, false)
+	v, s, err := Verify(newMachine(), explorer.Options{Continue: true}, false, "none")
 	if err != nil {
 		t.Fatal(err)
 	}

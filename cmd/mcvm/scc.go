@@ -19,9 +19,34 @@ import (
 	"mcvm/asm"
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	"mcvm/por"
 	"mcvm/scc"
 	"mcvm/vm"
 )
+
+// scriptReduction is verify's and certify's --por: the partial-order
+// reduction of the search a script records.
+type scriptReduction struct{ name *string }
+
+func (f *scriptReduction) register(fs *pflag.FlagSet) {
+	f.name = fs.String("por", "all", "partial-order reduction of the search the script records: none, escape, ample or all (escape and ample), with the stack proviso, as check's --por but without chains and sleep sets (a certifier could not check what they leave out); dpor and --symmetry are check's only. verify and certify must be given the same; extra properties (--invariant, --properties, --next-invariant) need none")
+}
+
+// resolve parses --por: the mode, and its name in the script's header
+// ("none", or the mode and the proviso: "all/stack").
+func (f *scriptReduction) resolve() (por.Mode, string, error) {
+	mode, err := por.ParseMode(*f.name)
+	if err != nil {
+		return 0, "", fmt.Errorf("--por: %w", err)
+	}
+	if mode&por.DPOR != 0 {
+		return 0, "", fmt.Errorf("--por %s: search scripts record persistent sets (none, escape, ample or all), not dynamic reduction", mode)
+	}
+	if mode == por.None {
+		return mode, "none", nil
+	}
+	return mode, mode.String() + "/" + explorer.ProvisoStack.String(), nil
+}
 
 // scriptFigures are a search script's figures in the summary and JSON.
 type scriptFigures struct {
@@ -101,6 +126,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "MODEL", verifyAbout, stdout)
 	var sf searchFlags
 	sf.register(fs)
+	var red scriptReduction
+	red.register(fs)
 	script := fs.String("script", "", "write the tamper-proof search script to `FILE`")
 	trustful := fs.String("trustful-script", "", "write a trustful search script (productive transitions only) to `FILE`")
 	if done, code := parse(fs, args, stderr, 1); done {
@@ -119,22 +146,33 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "verify", err)
 	}
 	if ignore, err := sf.mf.ignoreUncaught(); err != nil || ignore {
-		return fail(stderr, "verify", fmt.Errorf("--uncaught must be report for search scripts (a script records the unreduced search that reports uncaught exceptions)"))
+		return fail(stderr, "verify", fmt.Errorf("--uncaught must be report for search scripts (a script records a search that reports uncaught exceptions)"))
+	}
+	mode, porName, err := red.resolve()
+	if err != nil {
+		return fail(stderr, "verify", err)
 	}
 	opts, err := sf.options(stderr)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	if mode != por.None && opts.MaxDepth > 0 {
+		return fail(stderr, "verify", fmt.Errorf("--max-depth needs --por none: the stack proviso of a reduced search needs every path"))
+	}
 	p, err := sf.mf.load(model)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
-	m, err := vm.New(p, vm.Options{Granularity: gran})
+	m, err := vm.New(p, mode.VMOptions(vm.Options{Granularity: gran}))
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	if mode != por.None {
+		opts.Reducer, opts.Proviso = por.New(p, mode), explorer.ProvisoStack
+		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
+	}
 	start := time.Now()
-	res, s, err := scc.Verify(m, opts, *trustful != "")
+	res, s, err := scc.Verify(m, opts, *trustful != "", porName)
 	if err != nil {
 		if errors.Is(err, scc.ErrIncomplete) {
 			fmt.Fprintf(stderr, "mcvm verify: %v\n", err)
@@ -192,6 +230,8 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("certify", "MODEL", certifyAbout, stdout)
 	var sf searchFlags
 	sf.register(fs)
+	var red scriptReduction
+	red.register(fs)
 	var cf certifyFlags
 	cf.script = fs.String("script", "", "the search script `FILE` to certify with")
 	cf.task = fs.String("task", "", "certify one task `FILE` written by mcvm partition")
@@ -230,7 +270,14 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "certify", err)
 	}
 	if ignore, err := sf.mf.ignoreUncaught(); err != nil || ignore {
-		return fail(stderr, "certify", fmt.Errorf("--uncaught must be report for search scripts (a script records the unreduced search that reports uncaught exceptions)"))
+		return fail(stderr, "certify", fmt.Errorf("--uncaught must be report for search scripts (a script records a search that reports uncaught exceptions)"))
+	}
+	mode, porName, err := red.resolve()
+	if err != nil {
+		return fail(stderr, "certify", err)
+	}
+	if mode != por.None && (len(*cf.invariants) > 0 || len(*cf.props) > 0 || len(*cf.nextInv) > 0) {
+		return fail(stderr, "certify", fmt.Errorf("extra properties (--invariant, --properties, --next-invariant) need a script of the unreduced search: verify and certify with --por none (partial-order reduction keeps only the states the program's own properties need)"))
 	}
 	file := *cf.script
 	if file == "" {
@@ -261,10 +308,10 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "certify", err)
 	}
 	digest := bytecode.Digest(base)
-	if err := s.Match(digest, gran.String()); err != nil {
+	if err := s.Match(digest, gran.String(), porName); err != nil {
 		return fail(stderr, "certify", fmt.Errorf("%s: %w", file, err))
 	}
-	mk, err := cf.machines(&sf, model, base, gran)
+	mk, err := cf.machines(&sf, model, base, gran, mode)
 	if err != nil {
 		return fail(stderr, "certify", err)
 	}
@@ -273,7 +320,10 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "certify", err)
 	}
 	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth,
-		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest}
+		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest, POR: porName}
+	if mode != por.None {
+		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
+	}
 	if *cf.tasks > 0 {
 		return cf.parallel(stdout, stderr, &sf, model, file, s, mk, opts, eo)
 	}
@@ -281,7 +331,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "certify", err)
 	}
-	opts.Extra, opts.Next = ms.extra, ms.next
+	opts.Extra, opts.Next, opts.Reducer = ms.extra, ms.next, ms.reducer()
 	res, err := scc.Certify(ms.m, s, opts)
 	if err != nil {
 		return certifyFail(stderr, file, err)
@@ -324,13 +374,23 @@ type machineSet struct {
 	m     *vm.Machine
 	extra *vm.Machine
 	next  []scc.NextInvariant
+	red   *por.Reducer // the script's reduction (nil: none); one per goroutine
+}
+
+// reducer returns the set's reducer as the certifier takes it (a nil
+// interface without one).
+func (ms *machineSet) reducer() explorer.Reducer {
+	if ms.red == nil {
+		return nil
+	}
+	return ms.red
 }
 
 var newMachineMu sync.Mutex
 
 // machines links the properties into the program and returns a function
 // that makes a fresh set of machines (one per goroutine).
-func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.Program, gran vm.Granularity) (func() (*machineSet, error), error) {
+func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.Program, gran vm.Granularity, mode por.Mode) (func() (*machineSet, error), error) {
 	prog := base
 	if len(*cf.props) > 0 {
 		var err error
@@ -386,7 +446,7 @@ func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.P
 		return nil, fmt.Errorf("at most 64 --next-invariant pairs")
 	}
 	main := with(base.Invariants)
-	vo := vm.Options{Granularity: gran}
+	vo := mode.VMOptions(vm.Options{Granularity: gran})
 	mk := func() (*machineSet, error) {
 		newMachineMu.Lock()
 		defer newMachineMu.Unlock()
@@ -395,6 +455,7 @@ func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.P
 		if ms.m, err = vm.New(main, vo); err != nil {
 			return nil, err
 		}
+		ms.red = por.New(main, mode)
 		if len(extras) > 0 {
 			if ms.extra, err = vm.New(with(extras), vo); err != nil {
 				return nil, fmt.Errorf("extra invariants: %w", err)
@@ -482,7 +543,7 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 					continue
 				}
 				o := opts
-				o.Extra, o.Next = ms.extra, ms.next
+				o.Extra, o.Next, o.Reducer = ms.extra, ms.next, ms.reducer()
 				t0 := time.Now()
 				outs[i].res, outs[i].err = scc.Certify(ms.m, part.Tasks[i], o)
 				outs[i].d = time.Since(t0)

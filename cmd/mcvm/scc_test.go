@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,10 +57,10 @@ func TestVerifyCertify_workflow(t *testing.T) {
 
 func TestCertify_json(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "s")
-	if code, _, errs := runMain("verify", "-D", "N=3", "--script", script, philoOK); code != exitOK {
+	if code, _, errs := runMain("verify", "--por", "none", "-D", "N=3", "--script", script, philoOK); code != exitOK {
 		t.Fatal(errs)
 	}
-	code, out, _ := runMain("certify", "--json", "--forget", "-D", "N=3", "--script", script, philoOK)
+	code, out, _ := runMain("certify", "--por", "none", "--json", "--forget", "-D", "N=3", "--script", script, philoOK)
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -82,36 +83,101 @@ func TestCertify_json(t *testing.T) {
 	}
 }
 
+// figuresOf runs mcvm with args and --json and returns the states and
+// transitions it reports.
+func figuresOf(t *testing.T, args ...string) (states, transitions int64) {
+	t.Helper()
+	code, out, errs := runMain(append(args, "--json")...)
+	if code != exitOK && code != exitViolation {
+		t.Fatalf("mcvm %s: exit %d\n%s", strings.Join(args, " "), code, errs)
+	}
+	var r struct {
+		States      int64 `json:"states"`
+		Transitions int64 `json:"transitions"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.States, r.Transitions
+}
+
 func TestPartition_processes(t *testing.T) {
+	for _, tc := range []struct{ por, figures string }{{"none", "232, 651 transitions"}, {"all", ""}} {
+		dir := t.TempDir()
+		script := filepath.Join(dir, "s")
+		if code, _, errs := runMain("verify", "--por", tc.por, "-D", "N=3", "--script", script, philoOK); code != exitOK {
+			t.Fatal(errs)
+		}
+		want := tc.figures
+		if want == "" {
+			st, tr := figuresOf(t, "check", "--por", tc.por, "--chain=false", "--sleep=false", "-D", "N=3", philoOK)
+			want = fmt.Sprintf("%d, %d transitions", st, tr)
+		}
+		tasks := filepath.Join(dir, "tasks")
+		if code, out, errs := runMain("partition", "--tasks", "3", "--script", script, "-o", tasks); code != exitOK {
+			t.Fatalf("partition: %s%s", out, errs)
+		}
+		var fps []string
+		for i := 1; i <= 3; i++ {
+			task := filepath.Join(tasks, "task-"+string(rune('0'+i)))
+			if code, out, errs := runMain("certify", "--por", tc.por, "-D", "N=3", "--task", task, philoOK); code != exitOK {
+				t.Fatalf("certify --task %s: %s%s", task, out, errs)
+			}
+			fps = append(fps, task+".fp")
+		}
+		code, out, errs := runMain(append([]string{"merge-fp"}, fps...)...)
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("por=%s: merge-fp: exit %d, want %q\n%s%s", tc.por, code, want, out, errs)
+		}
+		if code, _, errs := runMain("merge-fp", fps[0], fps[2]); code != exitUsage || !strings.Contains(errs, "missing") {
+			t.Errorf("por=%s: merge-fp without task 2: exit %d %s", tc.por, code, errs)
+		}
+	}
+}
+
+// TestVerifyCertify_reduced: verify and certify with partial-order
+// reduction (--por, all by default) give check's figures for the same
+// reduction without chains and sleep sets, and refuse what a reduced script
+// cannot carry.
+func TestVerifyCertify_reduced(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s")
-	if code, _, errs := runMain("verify", "-D", "N=3", "--script", script, philoOK); code != exitOK {
-		t.Fatal(errs)
-	}
-	tasks := filepath.Join(dir, "tasks")
-	if code, out, errs := runMain("partition", "--tasks", "3", "--script", script, "-o", tasks); code != exitOK {
-		t.Fatalf("partition: %s%s", out, errs)
-	}
-	var fps []string
-	for i := 1; i <= 3; i++ {
-		task := filepath.Join(tasks, "task-"+string(rune('0'+i)))
-		if code, out, errs := runMain("certify", "-D", "N=3", "--task", task, philoOK); code != exitOK {
-			t.Fatalf("certify --task %s: %s%s", task, out, errs)
+	bb := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", "-D", "ITEMS=1", "-D", "BUG=0", "../../benchmarks/models/boundedbuffer.mcasm"}
+	for _, mode := range []string{"escape", "ample", "all"} {
+		cs, ct := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...)
+		vs, vt := figuresOf(t, append([]string{"verify", "--continue", "--por", mode, "--script", script}, bb...)...)
+		if vs != cs || vt != ct {
+			t.Errorf("por=%s: verify %d states %d transitions, check %d %d", mode, vs, vt, cs, ct)
 		}
-		fps = append(fps, task+".fp")
+		for _, extra := range [][]string{nil, {"--tasks", "5", "--jobs", "2"}} {
+			args := append(append([]string{"certify", "--continue", "--por", mode, "--script", script}, extra...), bb...)
+			if s, tr := figuresOf(t, args...); s != cs || tr != ct {
+				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+			}
+		}
+		if mode == "all" && cs == func() int64 { s, _ := figuresOf(t, append([]string{"check", "--continue", "--por", "none"}, bb...)...); return s }() {
+			t.Errorf("por=all reduces nothing here: the test needs a model it reduces")
+		}
 	}
-	code, out, errs := runMain(append([]string{"merge-fp"}, fps...)...)
-	if code != exitOK || !strings.Contains(out, "232, 651 transitions") {
-		t.Errorf("merge-fp: exit %d\n%s%s", code, out, errs)
-	}
-	if code, _, errs := runMain("merge-fp", fps[0], fps[2]); code != exitUsage || !strings.Contains(errs, "missing") {
-		t.Errorf("merge-fp without task 2: exit %d %s", code, errs)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"certify", "--por", "none", "--script", script}, "give --por all"},
+		{[]string{"certify", "--script", script, "--invariant", "Main.countInBounds"}, "verify and certify with --por none"},
+		{[]string{"verify", "--por", "dpor", "--script", script}, "not dynamic reduction"},
+		{[]string{"verify", "--max-depth", "10", "--script", script}, "--max-depth needs --por none"},
+	} {
+		args := append(tc.args, bb...)
+		if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("mcvm %s: exit %d, want %d and %q:\n%s%s", strings.Join(args, " "), code, exitUsage, tc.want, out, errs)
+		}
 	}
 }
 
 func TestCertify_extraProperties(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "s")
-	if code, _, errs := runMain("verify", "--script", script, invOK); code != exitOK {
+	if code, _, errs := runMain("verify", "--por", "none", "--script", script, invOK); code != exitOK {
 		t.Fatal(errs)
 	}
 	props := "testdata/props.mcasm"
@@ -127,7 +193,7 @@ func TestCertify_extraProperties(t *testing.T) {
 		{[]string{"--properties", props, "--next-invariant", "P.positive:P.positive"}, exitOK, "verdict:     ok"},
 		{[]string{"--properties", props, "--next-invariant", "P.isZero:P.isZero"}, exitViolation, "next-invariant P.isZero:P.isZero violated"},
 	} {
-		args := append(append([]string{"certify", "--script", script}, tc.args...), invOK)
+		args := append(append([]string{"certify", "--por", "none", "--script", script}, tc.args...), invOK)
 		code, out, errs := runMain(args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.want) {
 			t.Errorf("mcvm %s: exit %d (want %d), output lacks %q:\n%s%s", strings.Join(args, " "), code, tc.code, tc.want, out, errs)

@@ -1,0 +1,333 @@
+// Scripts of reduced searches: verify and certify with the same partial-order reduction agree, tasks cover the reduced graph, tampering is caught.
+
+package scc_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/por"
+	"mcvm/scc"
+	"mcvm/vm"
+)
+
+// reduction is a partial-order reduction as verify and certify apply it.
+type reduction struct {
+	mode por.Mode
+	name string // the header's
+}
+
+var reductions = []reduction{{por.Escape, "escape/stack"}, {por.Ample, "ample/stack"}, {por.All, "all/stack"}}
+
+func (r reduction) machine(t testing.TB, p *bytecode.Program, g vm.Granularity) *vm.Machine {
+	t.Helper()
+	m, err := vm.New(p, r.mode.VMOptions(vm.Options{Granularity: g}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// verify runs a reduced verification and returns its result, its graph
+// and the encoded script.
+func (r reduction) verify(t testing.TB, p *bytecode.Program, g vm.Granularity, cont, trustful bool) (*explorer.Result, *graph, []byte) {
+	t.Helper()
+	gr := newGraph()
+	var fps []uint64
+	opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack}
+	opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true }
+	res, s, err := scc.Verify(r.machine(t, p, g), opts, trustful, r.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, gr, scc.Encode(s)
+}
+
+// options returns certification options for the reduction.
+func (r reduction) options(p *bytecode.Program, o scc.Options) scc.Options {
+	o.Reducer, o.POR = por.New(p, r.mode), r.name
+	return o
+}
+
+func (r reduction) certify(t testing.TB, p *bytecode.Program, g vm.Granularity, data []byte, o scc.Options) (*scc.Result, error) {
+	t.Helper()
+	s, err := scc.Read(data)
+	if err != nil {
+		return nil, err
+	}
+	return scc.Certify(r.machine(t, p, g), s, r.options(p, o))
+}
+
+// TestRoundTrip_reduced: for every conformance program and small model,
+// each reduction's script certifies with the verification's verdict and
+// figures, the same as check's for the reduction without chains and sleep
+// sets, also in tasks; and the certifier refuses it without the
+// reduction or with another.
+func TestRoundTrip_reduced(t *testing.T) {
+	type prog struct {
+		name  string
+		p     *bytecode.Program
+		model bool // a benchmark model: the default reduction with --continue only, to keep the test short
+	}
+	var progs []prog
+	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
+	for _, path := range paths {
+		progs = append(progs, prog{filepath.Base(path), assemble(t, path, nil), false})
+	}
+	if !testing.Short() {
+		for _, mod := range smallModels(t) {
+			if mod.Small.States <= 200000 {
+				progs = append(progs, prog{mod.Name, assemble(t, mod.Path, mod.Small.Defines), true})
+			}
+		}
+	}
+	reducedSome := 0
+	for _, pr := range progs {
+		var unreduced *explorer.Result
+		if !pr.model {
+			unreduced = explorer.Search(machine(t, pr.p, vm.GranTransition), explorer.Options{Continue: true})
+		}
+		for _, r := range reductions {
+			if pr.model && r.mode != por.All {
+				continue
+			}
+			for _, cont := range []bool{false, true} {
+				if pr.model && !cont {
+					continue
+				}
+				name := fmt.Sprintf("model=%s/por=%s/continue=%v", pr.name, r.name, cont)
+				v, _, data := r.verify(t, pr.p, vm.GranTransition, cont, false)
+				if cont && unreduced != nil {
+					if v.Verdict != unreduced.Verdict {
+						t.Errorf("%s: verdict %s, unreduced %s", name, v.Verdict, unreduced.Verdict)
+					}
+					if v.Stats.States < unreduced.Stats.States {
+						reducedSome++
+					}
+				}
+				for _, forget := range []bool{false, true} {
+					c, err := r.certify(t, pr.p, vm.GranTransition, data, scc.Options{Continue: cont, Forget: forget})
+					if err != nil {
+						t.Errorf("%s/forget=%v: %v", name, forget, err)
+						continue
+					}
+					checkSame(t, name, v, c, false)
+				}
+				_, _, tdata := r.verify(t, pr.p, vm.GranTransition, cont, true)
+				if c, err := r.certify(t, pr.p, vm.GranTransition, tdata, scc.Options{Continue: cont}); err != nil {
+					t.Errorf("%s/trustful: %v", name, err)
+				} else {
+					checkSame(t, name+"/trustful", v, c, true)
+				}
+				if !cont {
+					continue
+				}
+				// The same as the explorer's search for the reduction.
+				ex := explorer.Search(r.machine(t, pr.p, vm.GranTransition), explorer.Options{Continue: true, Reducer: por.New(pr.p, r.mode)})
+				if ex.Stats.States != v.Stats.States || ex.Stats.Transitions != v.Stats.Transitions {
+					t.Errorf("%s: verify %d states %d transitions, search %d %d", name, v.Stats.States, v.Stats.Transitions, ex.Stats.States, ex.Stats.Transitions)
+				}
+				s, err := scc.Read(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range []int{2, 10} {
+					part, err := scc.Split(s, k)
+					if err != nil {
+						t.Errorf("%s: Split(%d): %v", name, k, err)
+						continue
+					}
+					m, err := certifyReducedTasks(t, pr.p, r, part)
+					if err != nil {
+						t.Errorf("%s/tasks=%d: %v", name, k, err)
+						continue
+					}
+					if m.States != v.Stats.States || m.Transitions != v.Stats.Transitions {
+						t.Errorf("%s/tasks=%d: merged %d states %d transitions, verify %d %d", name, k, m.States, m.Transitions, v.Stats.States, v.Stats.Transitions)
+					}
+				}
+				// Another reduction, or none, is refused up front.
+				if _, err := certify(t, pr.p, vm.GranTransition, data, scc.Options{Continue: true}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("give --por")) {
+					t.Errorf("%s: certified without the reduction: %v", name, err)
+				}
+			}
+		}
+	}
+	if reducedSome == 0 {
+		t.Errorf("no reduction reduced any program")
+	}
+}
+
+func certifyReducedTasks(t testing.TB, p *bytecode.Program, r reduction, part *scc.Partition) (*scc.MergeResult, error) {
+	var maps []*scc.FPMap
+	for _, task := range part.Tasks {
+		res, err := r.certify(t, p, vm.GranTransition, scc.Encode(task), scc.Options{Continue: true})
+		if err != nil {
+			return nil, fmt.Errorf("task %d: %w", task.Task, err)
+		}
+		maps = append(maps, res.FP)
+	}
+	return scc.Merge(maps)
+}
+
+// TestTamper_reduced: mutations of reduced scripts are rejected, or still
+// give the true verdict having covered the whole graph the reduced search
+// explored. Dropping a transition of a persistent set, or one the stack
+// proviso adds, is caught like dropping any transition of an unreduced
+// script.
+func TestTamper_reduced(t *testing.T) {
+	type model struct {
+		path string
+		defs map[string]int64
+		cont bool
+	}
+	models := []model{
+		{filepath.Join(modelsDir, "philo_ok.mcasm"), map[string]int64{"N": 3}, false},
+		{filepath.Join(modelsDir, "boundedbuffer.mcasm"), map[string]int64{"SIZE": 1, "PRODUCERS": 2, "CONSUMERS": 1, "ITEMS": 1, "BUG": 0}, false},
+		{filepath.Join(conformanceDir, "notify_choice.mcasm"), nil, true},
+		{filepath.Join(conformanceDir, "peterson.mcasm"), nil, false},
+	}
+	r := reduction{por.All, "all/stack"}
+	for _, mod := range models {
+		p := assemble(t, mod.path, mod.defs)
+		v, _, data := r.verify(t, p, vm.GranTransition, mod.cont, false)
+		// The honest script's graph: what its certification covers.
+		want := newGraph()
+		o := r.options(p, scc.Options{Continue: mod.cont})
+		want.hook(&o)
+		s0, err := scc.Read(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scc.Certify(r.machine(t, p, vm.GranTransition), s0, o); err != nil {
+			t.Fatal(err)
+		}
+		entries, err := scc.DecodeEntries(s0.Body, 0, s0.Entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(name string, data []byte, allow kinds) bool {
+			gr := newGraph()
+			o := r.options(p, scc.Options{Continue: mod.cont, Forget: true})
+			gr.hook(&o)
+			s, err := scc.Read(data)
+			var res *scc.Result
+			if err == nil {
+				res, err = scc.Certify(r.machine(t, p, vm.GranTransition), s, o)
+			}
+			var d *scc.Discrepancy
+			switch {
+			case errors.As(err, &d):
+				if !slices.Contains(allow, d.Kind) {
+					t.Errorf("%s: rejected as %q, want one of %v: %v", name, d.Kind, allow, err)
+				}
+				return true
+			case err != nil:
+				t.Errorf("%s: error that is not a discrepancy: %v", name, err)
+				return true
+			}
+			if res.Verdict != v.Verdict {
+				t.Errorf("%s: certified with verdict %s, want %s", name, res.Verdict, v.Verdict)
+			}
+			if err := gr.covers(want); err != nil {
+				t.Errorf("%s: certification PASSED covering less: %v", name, err)
+			}
+			return false
+		}
+		step := max(1, len(entries)/150)
+		counts := map[string][2]int{}
+		for _, mu := range mutations {
+			for i := 0; i < len(entries); i += step {
+				s := *s0
+				es, ok := mu.apply(&s, slices.Clone(entries), i)
+				if !ok {
+					continue
+				}
+				s.Body = scc.EncodeEntries(es, 0)
+				s.Entries = int64(len(es))
+				name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", filepath.Base(mod.path), mu.name, i)
+				c := counts[mu.name]
+				if check(name, scc.Encode(&s), mu.allow) {
+					c[0]++
+				} else {
+					c[1]++
+				}
+				counts[mu.name] = c
+			}
+		}
+		t.Logf("%s: %d states (reduced); per mutation [rejected, still covering everything]: %v", filepath.Base(mod.path), v.Stats.States, counts)
+	}
+}
+
+// firstOnly is a reducer that explores one transition wherever there are
+// several: not a persistent set.
+type firstOnly struct{}
+
+func (firstOnly) Ample(_ *vm.Machine, trans []vm.Trans) int { return 1 }
+
+// TestCertify_reducedChecked: a script whose search explored less than the
+// reduction asks for is rejected: states reduced to a set that is not the
+// reducer's, and states the stack proviso must expand fully but a search
+// with another proviso did not.
+func TestCertify_reducedChecked(t *testing.T) {
+	r := reduction{por.All, "all/stack"}
+	// record writes the script of a search with reducer red and proviso pv,
+	// labelled as r's.
+	record := func(p *bytecode.Program, red explorer.Reducer, pv explorer.Proviso) (*explorer.Result, []byte) {
+		rec := scc.NewRecorder(p, false)
+		opts := explorer.Options{Continue: true, Reducer: red, Proviso: pv}
+		rec.Hook(&opts)
+		m := r.machine(t, p, vm.GranTransition)
+		res := explorer.Search(m, opts)
+		s := rec.Script(bytecode.Digest(p), vm.GranTransition, r.name, true, true, res)
+		return res, scc.Encode(s)
+	}
+	unexplored := func(name string, p *bytecode.Program, data []byte) {
+		t.Helper()
+		_, err := r.certify(t, p, vm.GranTransition, data, scc.Options{Continue: true})
+		var d *scc.Discrepancy
+		if !errors.As(err, &d) || d.Kind != scc.Unexplored {
+			t.Errorf("%s: certify = %v, want an %q discrepancy", name, err, scc.Unexplored)
+		}
+	}
+	p := assemble(t, filepath.Join(modelsDir, "philo_ok.mcasm"), map[string]int64{"N": 3})
+	_, data := record(p, firstOnly{}, explorer.ProvisoStack)
+	unexplored("philo_ok/first-only", p, data)
+
+	// Searches with another proviso: where they leave out what the stack
+	// proviso adds along the script's own search path, the certifier
+	// rejects them; where it accepts, the verdict is the unreduced one.
+	rejected := 0
+	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
+	for _, path := range paths {
+		p := assemble(t, path, nil)
+		unreduced := explorer.Search(machine(t, p, vm.GranTransition), explorer.Options{Continue: true})
+		for _, pv := range []explorer.Proviso{explorer.ProvisoDuplicate, explorer.ProvisoStatic} {
+			_, data := record(p, por.New(p, r.mode), pv)
+			name := fmt.Sprintf("%s/proviso=%s", filepath.Base(path), pv)
+			res, err := r.certify(t, p, vm.GranTransition, data, scc.Options{Continue: true})
+			var d *scc.Discrepancy
+			switch {
+			case errors.As(err, &d):
+				if d.Kind != scc.Unexplored {
+					t.Errorf("%s: certify = %v, want an %q discrepancy", name, err, scc.Unexplored)
+				}
+				rejected++
+			case err != nil:
+				t.Errorf("%s: %v", name, err)
+			case res.Verdict != unreduced.Verdict:
+				t.Errorf("%s: certified with verdict %s, the unreduced search finds %s", name, res.Verdict, unreduced.Verdict)
+			}
+		}
+	}
+	if rejected == 0 {
+		t.Errorf("no search with another proviso was rejected: the stack proviso's check is untested")
+	}
+	t.Logf("%d searches with another proviso rejected", rejected)
+}
