@@ -41,8 +41,8 @@ type searchFlags struct {
 	trail      *string
 	progress   *bool
 	noProgress *bool
-	// porMode and proviso are what check's --por and --proviso chose
-	// (verify and certify run unreduced), for the report.
+	// porMode and proviso are what --por and --proviso chose (verify's
+	// and certify's --por, with the stack proviso), for the report.
 	porMode por.Mode
 	proviso explorer.Proviso
 }

@@ -118,9 +118,12 @@ the ID of the state it reaches, and every backtrack, with the Subgraphs list
 and last-use marks (--script, for tamper-proof certification); or only the
 productive transitions (--trustful-script, for trustful certification). The
 script is compressed with zstd and carries the program's digest and the
-options that shape the state space; see docs/scc-format.md. A search cut
-off by a limit writes no script. Prints check's summary plus the script's
-figures. Exit codes as check.`
+options that shape the state space; see docs/scc-format.md. The search is
+reduced by --por (all by default, as for check) with the stack proviso,
+but without chains and sleep sets, which a certifier could not check: its
+figures are check's with --chain=false --sleep=false. A search cut off by a
+limit writes no script. Prints check's summary plus the script's figures.
+Exit codes as check.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "MODEL", verifyAbout, stdout)
@@ -208,14 +211,19 @@ certified, 1 property violated, 2 discrepancy or bad input, 3 limit.
   --task DIR/task-I         certify one task written by mcvm partition and write its
                             FP map (--fp-out, default DIR/task-I.fp) for mcvm merge-fp
 
+--por must be the one the script was written with (all by default): the
+certifier computes each state's persistent set itself and requires it
+explored, and all transitions where the stack proviso asks.
+
 Extra properties, which the producer need not have checked: --invariant
 CLASS.METHOD (a static method returning nonzero in every state), from the
 program or from a --properties FILE linked in; --next-invariant PRE:POST
 (in every transition from a state where PRE holds, POST holds in the state
-reached; tamper-proof scripts only, which cover every transition). The
-other flags are check's: limits end certification with verdict limit (never
-a pass); --search and --random-order must keep their defaults, since
-certification follows the script's order.`
+reached; tamper-proof scripts only, which cover every transition). They
+need a script of the unreduced search (verify and certify with --por
+none). The other flags are check's: limits end certification with verdict
+limit (never a pass); --search and --random-order must keep their defaults,
+since certification follows the script's order.`
 
 // certifyFlags are certify's own flags.
 type certifyFlags struct {
