@@ -2,12 +2,13 @@
 """Measures search-carrying code on the benchmark models' SMALL configurations
 and prints the thesis's Tables 3.2, 3.3, 3.4 and 4.3 (Taleghani) as Markdown.
 
-Usage: go build -o /tmp/mcvm ./cmd/mcvm && python3 benchmarks/scc-tables.py /tmp/mcvm [MODEL...]
+Usage: go build -o /tmp/mcvm ./cmd/mcvm && [POR=all] [SIZE=large] python3 benchmarks/scc-tables.py /tmp/mcvm [MODEL...]
 
 Every model is checked with --continue so the whole graph is explored even
 where the configuration has an error. Times are the best of REPEAT runs.
 POR=all (environment) measures scripts of the reduced search, compared with
 check --por all --chain=false --sleep=false; the default is POR=none.
+SIZE=large takes each model's LARGE configuration instead of its SMALL one.
 """
 import json, os, re, subprocess, sys, tempfile
 
@@ -18,9 +19,12 @@ MCVM = sys.argv[1]
 only = sys.argv[2:]
 
 
+SIZE = os.environ.get("SIZE", "small").upper()  # SMALL, or LARGE (the results table's sizes)
+
+
 def small(path):
     for line in open(path):
-        m = re.match(r"; SMALL (.*)", line)
+        m = re.match(r"; %s(.*)" % SIZE, line)
         if m:
             return re.findall(r"-D \S+", m.group(1))
     return None
