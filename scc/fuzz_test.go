@@ -7,15 +7,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mcvm/por"
 	"mcvm/scc"
 	"mcvm/vm"
 )
 
 // FuzzRead reads arbitrary bytes as a script and, when they parse,
-// partitions it and certifies a small program with it and its tasks: none
-// may panic, and a pass must
-// report the program's true figures. Seeds: real scripts of every kind
-// (and testdata/fuzz/FuzzRead).
+// partitions it and certifies a small program with it and its tasks (with
+// the reduction its header names, none or all): none may panic, and a pass
+// must report the program's true figures. Seeds: real scripts of every
+// kind, unreduced and reduced (and testdata/fuzz/FuzzRead).
 func FuzzRead(f *testing.F) {
 	p := assemble(f, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
 	want, full := verify(f, p, vm.GranTransition, true, false)
@@ -30,7 +31,24 @@ func FuzzRead(f *testing.F) {
 	for _, t := range part.Tasks {
 		f.Add(scc.Encode(t))
 	}
+	red := reduction{por.All, "all/stack"}
+	wantR, _, fullR := red.verify(f, p, vm.GranTransition, true, false)
+	_, _, trustfulR := red.verify(f, p, vm.GranTransition, true, true)
+	f.Add(fullR)
+	f.Add(trustfulR)
+	if wantR.Stats.States >= want.Stats.States {
+		f.Fatalf("the reduction does not reduce the fuzzed program (%d states, %d unreduced)", wantR.Stats.States, want.Stats.States)
+	}
 	f.Add([]byte("MCVMSCC\n"))
+	// certify certifies with the reduction the header names.
+	certify := func(s *scc.Script, o scc.Options) (*scc.Result, error) {
+		if s.POR == red.name {
+			m, _ := vm.New(p, red.mode.VMOptions(vm.Options{Granularity: vm.GranTransition}))
+			return scc.Certify(m, s, red.options(p, o))
+		}
+		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+		return scc.Certify(m, s, o)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := scc.Read(data)
 		if err != nil {
@@ -45,16 +63,18 @@ func FuzzRead(f *testing.F) {
 			// the tags, tasks from sync points).
 			if part, err := scc.Split(s, 3); err == nil {
 				for _, task := range part.Tasks {
-					m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
-					scc.Certify(m, task, scc.Options{Continue: true, MaxStates: 10000})
+					certify(task, scc.Options{Continue: true, MaxStates: 10000})
 				}
 			}
 		}
-		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
-		res, err := scc.Certify(m, s, scc.Options{Continue: true, MaxStates: 10000})
-		if err == nil && !s.IsTask() && !s.Trustful() && res.Verdict == want.Verdict &&
-			(res.Stats.States != want.Stats.States || res.Stats.Transitions != want.Stats.Transitions) {
-			t.Fatalf("certified with %d states and %d transitions, want %d and %d", res.Stats.States, res.Stats.Transitions, want.Stats.States, want.Stats.Transitions)
+		res, err := certify(s, scc.Options{Continue: true, MaxStates: 10000})
+		w := want
+		if s.POR == red.name {
+			w = wantR
+		}
+		if err == nil && !s.IsTask() && !s.Trustful() && res.Verdict == w.Verdict &&
+			(res.Stats.States != w.Stats.States || res.Stats.Transitions != w.Stats.Transitions) {
+			t.Fatalf("certified (por %s) with %d states and %d transitions, want %d and %d", s.POR, res.Stats.States, res.Stats.Transitions, w.Stats.States, w.Stats.Transitions)
 		}
 	})
 }
