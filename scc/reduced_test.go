@@ -67,8 +67,9 @@ func (r reduction) certify(t testing.TB, p *bytecode.Program, g vm.Granularity, 
 // TestRoundTrip_reduced: for every conformance program and small model,
 // each reduction's script certifies with the verification's verdict and
 // figures, the same as check's for the reduction without chains and sleep
-// sets, also in tasks; and the certifier refuses it without the
-// reduction or with another.
+// sets; its tasks (k in {1, 2, 10, 50, 100}) cover together every state and
+// transition the whole script covers; and the certifier refuses it without
+// the reduction.
 func TestRoundTrip_reduced(t *testing.T) {
 	type prog struct {
 		name  string
@@ -137,13 +138,29 @@ func TestRoundTrip_reduced(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, k := range []int{2, 10} {
+				// The graph the whole script covers, which the tasks must
+				// cover together (Theorems 3.2.1-3.2.2).
+				whole := newGraph()
+				o := scc.Options{Continue: true}
+				whole.hook(&o)
+				if _, err := r.certify(t, pr.p, vm.GranTransition, data, o); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				ks := []int{1, 2, 10, 50, 100}
+				if pr.model {
+					ks = []int{2, 10}
+				}
+				for _, k := range ks {
 					part, err := scc.Split(s, k)
 					if err != nil {
 						t.Errorf("%s: Split(%d): %v", name, k, err)
 						continue
 					}
-					m, err := certifyReducedTasks(t, pr.p, r, part)
+					gr := newGraph()
+					m, err := certifyReducedTasks(t, pr.p, r, part, gr)
+					if err == nil {
+						err = gr.covers(whole)
+					}
 					if err != nil {
 						t.Errorf("%s/tasks=%d: %v", name, k, err)
 						continue
@@ -164,10 +181,12 @@ func TestRoundTrip_reduced(t *testing.T) {
 	}
 }
 
-func certifyReducedTasks(t testing.TB, p *bytecode.Program, r reduction, part *scc.Partition) (*scc.MergeResult, error) {
+func certifyReducedTasks(t testing.TB, p *bytecode.Program, r reduction, part *scc.Partition, gr *graph) (*scc.MergeResult, error) {
 	var maps []*scc.FPMap
 	for _, task := range part.Tasks {
-		res, err := r.certify(t, p, vm.GranTransition, scc.Encode(task), scc.Options{Continue: true})
+		o := scc.Options{Continue: true}
+		gr.hook(&o)
+		res, err := r.certify(t, p, vm.GranTransition, scc.Encode(task), o)
 		if err != nil {
 			return nil, fmt.Errorf("task %d: %w", task.Task, err)
 		}
