@@ -10,8 +10,10 @@ import (
 	"slices"
 	"testing"
 
+	"mcvm/asm"
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	"mcvm/internal/progen"
 	"mcvm/por"
 	"mcvm/scc"
 	"mcvm/vm"
@@ -349,4 +351,67 @@ func TestCertify_reducedChecked(t *testing.T) {
 		t.Errorf("no search with another proviso was rejected: the stack proviso's check is untested")
 	}
 	t.Logf("%d searches with another proviso rejected", rejected)
+}
+
+// TestGenerated_reducedScripts: on generated programs (the generators of
+// the reductions' differential tests), each reduction's script, whole, cut
+// short at the first error and split into tasks, certifies with the
+// verification's figures: the certifier's persistent sets and proviso
+// agree with the explorer's everywhere (exception handlers, choices,
+// wait/notify, deadlocks and invariant violations included).
+// MCVM_GEN_PROGRAMS sets how many programs of each generator (default 20).
+func TestGenerated_reducedScripts(t *testing.T) {
+	n, err := progen.Count(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
+	compared := 0
+	for gi, gen := range []func(uint64) string{progen.GeneratePOR, progen.Generate, handlers} {
+		for seed := uint64(1); seed <= uint64(n); seed++ {
+			src := gen(seed)
+			p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+			if err != nil {
+				t.Fatalf("generator %d seed %d: %v", gi, seed, err)
+			}
+			for _, r := range reductions {
+				name := fmt.Sprintf("gen=%d/seed=%d/por=%s", gi, seed, r.name)
+				for _, cont := range []bool{true, false} {
+					opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack, MaxStates: 50000}
+					v, s, err := scc.Verify(r.machine(t, p, vm.GranTransition), opts, false, r.name)
+					if errors.Is(err, scc.ErrIncomplete) {
+						break
+					}
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					data := scc.Encode(s)
+					c, err := r.certify(t, p, vm.GranTransition, data, scc.Options{Continue: cont})
+					if err != nil {
+						t.Errorf("%s/continue=%v: %v\n%s", name, cont, err, src)
+						continue
+					}
+					checkSame(t, fmt.Sprintf("%s/continue=%v", name, cont), v, c, false)
+					if !cont {
+						continue
+					}
+					compared++
+					part, err := scc.Split(s, 3)
+					if err != nil {
+						t.Errorf("%s: Split: %v", name, err)
+						continue
+					}
+					if m, err := certifyReducedTasks(t, p, r, part, newGraph()); err != nil {
+						t.Errorf("%s/tasks: %v\n%s", name, err, src)
+					} else if m.States != v.Stats.States || m.Transitions != v.Stats.Transitions {
+						t.Errorf("%s/tasks: merged %d states %d transitions, verify %d %d", name, m.States, m.Transitions, v.Stats.States, v.Stats.Transitions)
+					}
+				}
+			}
+		}
+	}
+	if compared < n*3*len(reductions)*3/4 {
+		t.Errorf("only %d scripts compared", compared)
+	}
+	t.Logf("%d reduced scripts certified whole, cut short and in tasks", compared)
 }
