@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"mcvm/asm"
@@ -233,55 +232,8 @@ func TestTamper_reduced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check := func(name string, data []byte, allow kinds) bool {
-			gr := newGraph()
-			o := r.options(p, scc.Options{Continue: mod.cont, Forget: true})
-			gr.hook(&o)
-			s, err := scc.Read(data)
-			var res *scc.Result
-			if err == nil {
-				res, err = scc.Certify(r.machine(t, p, vm.GranTransition), s, o)
-			}
-			var d *scc.Discrepancy
-			switch {
-			case errors.As(err, &d):
-				if !slices.Contains(allow, d.Kind) {
-					t.Errorf("%s: rejected as %q, want one of %v: %v", name, d.Kind, allow, err)
-				}
-				return true
-			case err != nil:
-				t.Errorf("%s: error that is not a discrepancy: %v", name, err)
-				return true
-			}
-			if res.Verdict != v.Verdict {
-				t.Errorf("%s: certified with verdict %s, want %s", name, res.Verdict, v.Verdict)
-			}
-			if err := gr.covers(want); err != nil {
-				t.Errorf("%s: certification PASSED covering less: %v", name, err)
-			}
-			return false
-		}
-		step := max(1, len(entries)/150)
-		counts := map[string][2]int{}
-		for _, mu := range mutations {
-			for i := 0; i < len(entries); i += step {
-				s := *s0
-				es, ok := mu.apply(&s, slices.Clone(entries), i)
-				if !ok {
-					continue
-				}
-				s.Body = scc.EncodeEntries(es, 0)
-				s.Entries = int64(len(es))
-				name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", filepath.Base(mod.path), mu.name, i)
-				c := counts[mu.name]
-				if check(name, scc.Encode(&s), mu.allow) {
-					c[0]++
-				} else {
-					c[1]++
-				}
-				counts[mu.name] = c
-			}
-		}
+		tc := tamperCase{p: p, g: vm.GranTransition, cont: mod.cont, want: want, verdict: v.Verdict.String(), red: &r}
+		counts := tc.mutate(t, s0, entries, len(entries)/150, filepath.Base(mod.path))
 		t.Logf("%s: %d states (reduced); per mutation [rejected, still covering everything]: %v", filepath.Base(mod.path), v.Stats.States, counts)
 	}
 }

@@ -156,28 +156,7 @@ func TestTamper_mutations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := max(1, len(entries)/100)
-		counts := map[string][2]int{}
-		for _, mu := range mutations {
-			for i := 0; i < len(entries); i += step {
-				s := *orig
-				es, ok := mu.apply(&s, slices.Clone(entries), i)
-				if !ok {
-					continue
-				}
-				s.Body = scc.EncodeEntries(es, 0)
-				s.Entries = int64(len(es))
-				name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", filepath.Base(mod.path), mu.name, i)
-				rejected := tc.check(t, name, scc.Encode(&s), mu.allow)
-				c := counts[mu.name]
-				if rejected {
-					c[0]++
-				} else {
-					c[1]++
-				}
-				counts[mu.name] = c
-			}
-		}
+		counts := tc.mutate(t, orig, entries, len(entries)/100, filepath.Base(mod.path))
 		t.Logf("%s: per mutation [rejected, still covering everything]: %v", filepath.Base(mod.path), counts)
 		// Byte-level damage: truncation and flipped bits anywhere.
 		for i := 0; i < len(data); i += max(1, len(data)/200) {
@@ -196,6 +175,34 @@ type tamperCase struct {
 	cont    bool
 	want    *graph
 	verdict string
+	red     *reduction // the script's reduction, if any
+}
+
+// mutate applies every mutation at every step-th entry of the script
+// orig, whose body is entries, and checks each; it returns per mutation
+// how many were rejected and how many still covered everything.
+func (tc *tamperCase) mutate(t *testing.T, orig *scc.Script, entries []scc.Entry, step int, model string) map[string][2]int {
+	counts := map[string][2]int{}
+	for _, mu := range mutations {
+		for i := 0; i < len(entries); i += max(1, step) {
+			s := *orig
+			es, ok := mu.apply(&s, slices.Clone(entries), i)
+			if !ok {
+				continue
+			}
+			s.Body = scc.EncodeEntries(es, 0)
+			s.Entries = int64(len(es))
+			name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", model, mu.name, i)
+			c := counts[mu.name]
+			if tc.check(t, name, scc.Encode(&s), mu.allow) {
+				c[0]++
+			} else {
+				c[1]++
+			}
+			counts[mu.name] = c
+		}
+	}
+	return counts
 }
 
 // check certifies data and fails the test unless certification is
@@ -208,10 +215,14 @@ func (tc *tamperCase) check(t *testing.T, name string, data []byte, allow kinds)
 	var o scc.Options
 	o.Forget, o.Continue = true, tc.cont
 	gr.hook(&o)
+	m := machine(t, tc.p, tc.g)
+	if tc.red != nil {
+		o, m = tc.red.options(tc.p, o), tc.red.machine(t, tc.p, tc.g)
+	}
 	s, err := scc.Read(data)
 	var res *scc.Result
 	if err == nil {
-		res, err = scc.Certify(machine(t, tc.p, tc.g), s, o)
+		res, err = scc.Certify(m, s, o)
 	}
 	var d *scc.Discrepancy
 	switch {
