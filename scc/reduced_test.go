@@ -196,11 +196,11 @@ func certifyReducedTasks(t testing.TB, p *bytecode.Program, r reduction, part *s
 	return scc.Merge(maps)
 }
 
-// TestTamper_reduced: mutations of reduced scripts are rejected, or still
-// give the true verdict having covered the whole graph the reduced search
-// explored. Dropping a transition of a persistent set, or one the stack
-// proviso adds, is caught like dropping any transition of an unreduced
-// script.
+// TestTamper_reduced: the mutations of TestTamper_mutations applied to
+// reduced scripts are rejected, or still give the true verdict having
+// covered the whole graph the reduced search explored. (Searches that
+// explore less than the reduction asks for, with consistent Subgraphs and
+// marks, are TestCertify_reducedChecked's.)
 func TestTamper_reduced(t *testing.T) {
 	type model struct {
 		path string
