@@ -133,6 +133,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	red.register(fs)
 	script := fs.String("script", "", "write the tamper-proof search script to `FILE`")
 	trustful := fs.String("trustful-script", "", "write a trustful search script (productive transitions only) to `FILE`")
+	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage+" (the script is the same; a script needs the exact store's state IDs, so there is no --hash-compact or --bitstate)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -158,6 +159,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	opts, err := sf.options(stderr)
 	if err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if *collapse {
+		opts.Storage = explorer.StorageCollapse
 	}
 	if mode != por.None && opts.MaxDepth > 0 {
 		return fail(stderr, "verify", fmt.Errorf("--max-depth needs --por none: the stack proviso of a reduced search needs every path"))

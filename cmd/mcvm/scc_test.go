@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -83,6 +84,15 @@ func TestCertify_json(t *testing.T) {
 	}
 }
 
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // figuresOf runs mcvm with args and --json and returns the states and
 // transitions it reports.
 func figuresOf(t *testing.T, args ...string) (states, transitions int64) {
@@ -158,6 +168,13 @@ func TestVerifyCertify_reduced(t *testing.T) {
 		if mode == "all" && cs == func() int64 { s, _ := figuresOf(t, append([]string{"check", "--continue", "--por", "none"}, bb...)...); return s }() {
 			t.Errorf("por=all reduces nothing here: the test needs a model it reduces")
 		}
+	}
+	// The collapse store writes the same script.
+	again := filepath.Join(dir, "again")
+	figuresOf(t, append([]string{"verify", "--continue", "--collapse", "--script", again}, bb...)...)
+	figuresOf(t, append([]string{"verify", "--continue", "--script", script}, bb...)...)
+	if a, b := readFile(t, script), readFile(t, again); !bytes.Equal(a, b) {
+		t.Errorf("verify --collapse wrote a different script (%d bytes, %d without)", len(b), len(a))
 	}
 	for _, tc := range []struct {
 		args []string
