@@ -134,6 +134,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	script := fs.String("script", "", "write the tamper-proof search script to `FILE`")
 	trustful := fs.String("trustful-script", "", "write a trustful search script (productive transitions only) to `FILE`")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage+" (the script is the same; a script needs the exact store's state IDs, so there is no --hash-compact or --bitstate)")
+	gcName := fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check: mark-sweep, memoised or none (the script is the same with each)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -170,7 +171,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
-	m, err := vm.New(p, mode.VMOptions(vm.Options{Granularity: gran}))
+	gc, err := parseGC(*gcName)
+	if err != nil {
+		return fail(stderr, "verify", err)
+	}
+	m, err := vm.New(p, mode.VMOptions(vm.Options{Granularity: gran, GC: gc}))
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}

@@ -169,12 +169,14 @@ func TestVerifyCertify_reduced(t *testing.T) {
 			t.Errorf("por=all reduces nothing here: the test needs a model it reduces")
 		}
 	}
-	// The collapse store writes the same script.
-	again := filepath.Join(dir, "again")
-	figuresOf(t, append([]string{"verify", "--continue", "--collapse", "--script", again}, bb...)...)
+	// The collapse store and every collector write the same script.
 	figuresOf(t, append([]string{"verify", "--continue", "--script", script}, bb...)...)
-	if a, b := readFile(t, script), readFile(t, again); !bytes.Equal(a, b) {
-		t.Errorf("verify --collapse wrote a different script (%d bytes, %d without)", len(b), len(a))
+	for _, flags := range [][]string{{"--collapse"}, {"--gc", "memoised"}, {"--gc", "none"}} {
+		again := filepath.Join(dir, "again")
+		figuresOf(t, append(append([]string{"verify", "--continue", "--script", again}, flags...), bb...)...)
+		if a, b := readFile(t, script), readFile(t, again); !bytes.Equal(a, b) {
+			t.Errorf("verify %v wrote a different script (%d bytes, %d without)", flags, len(b), len(a))
+		}
 	}
 	for _, tc := range []struct {
 		args []string
