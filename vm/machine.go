@@ -60,6 +60,11 @@ type Options struct {
 	IgnoreUncaught bool
 	// GC is the collector CollectGarbage uses (--gc).
 	GC GC
+	// DeadLocals zeroes, after every transition, the locals of the
+	// threads that ran in it that no path reads again before writing them
+	// (dead variable reduction; bytecode.LiveLocals), so that states that
+	// differ only in such values are one state (--dead-locals).
+	DeadLocals bool
 }
 
 // FaultKind classifies a property violation or runtime fault.
@@ -128,6 +133,9 @@ type Machine struct {
 	syncVirt   []bool   // per method: some override reachable by invokevirtual is synchronized
 	syncMethod []bool   // per method: synchronized
 	rethrows   [][]bool // per method, per handler: a catch or filter handler block holding a rethrow
+	// With Options.DeadLocals, per method (nil: every local live), per
+	// instruction: the locals live before it and after it (initDead).
+	liveIn, liveOut [][]uint64
 
 	S    State
 	pool []*Thread
@@ -295,6 +303,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 		m.code[mi] = m.decode(int32(mi))
 	}
 	m.invReads()
+	m.initDead()
 	m.Init()
 	return m, nil
 }
@@ -324,6 +333,9 @@ func (m *Machine) Init() {
 		t.push(Value{})
 	}
 	t.Status = StatusRunnable
+	if m.liveIn != nil {
+		m.zeroDead(t)
+	}
 }
 
 // newThread creates a thread in status new with a frame for static method
@@ -535,6 +547,21 @@ func (m *Machine) Executed() int { return m.executed }
 // Step executes transition tr, which must be one Enabled returned for the
 // current state. It returns the fault the transition ran into, or nil.
 func (m *Machine) Step(tr Trans) *Fault {
+	if m.liveIn == nil {
+		return m.step(tr)
+	}
+	n := len(m.S.Threads)
+	f := m.step(tr)
+	// Only the thread that ran, and threads it created, changed.
+	m.zeroDead(m.S.Threads[tr.Thread])
+	for _, t := range m.S.Threads[n:] {
+		m.zeroDead(t)
+	}
+	return f
+}
+
+// step is Step without dead variable reduction.
+func (m *Machine) step(tr Trans) *Fault {
 	t := m.S.Threads[tr.Thread]
 	t.stamp = m.clock
 	m.version++
