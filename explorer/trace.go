@@ -93,11 +93,12 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 }
 
 // Trail is a path with the program and the vm options (granularity,
-// escape analysis) that define its transitions.
+// escape analysis, dead variable reduction) that define its transitions.
 type Trail struct {
 	Digest      uint64
 	Granularity vm.Granularity
 	Escape      bool
+	DeadLocals  bool // dead locals zeroed: escape analysis then sees fewer references, so transitions can end elsewhere
 	Path        []vm.Trans
 }
 
@@ -109,6 +110,9 @@ func WriteTrail(w io.Writer, t *Trail) error {
 		// Escape analysis changes where transitions end. The line is
 		// optional, so older trails (and trails without it) still read.
 		bw.WriteString("escape on\n")
+	}
+	if t.DeadLocals {
+		bw.WriteString("dead-locals on\n") // optional too
 	}
 	for _, tr := range t.Path {
 		fmt.Fprintf(bw, "%d %d\n", tr.Thread, tr.Choice)
@@ -172,14 +176,19 @@ func ReadTrail(name string, data []byte) (*Trail, error) {
 			header++
 			continue
 		case 3:
-			header++
-			if fields[0] == "escape" {
+			// Optional option lines, in any order, before the steps.
+			if fields[0] == "escape" || fields[0] == "dead-locals" {
 				if len(fields) != 2 || (fields[1] != "on" && fields[1] != "off") {
-					return nil, errf(ln, col, "want \"escape on|off\"")
+					return nil, errf(ln, col, "want \"%s on|off\"", fields[0])
 				}
-				t.Escape = fields[1] == "on"
+				if fields[0] == "escape" {
+					t.Escape = fields[1] == "on"
+				} else {
+					t.DeadLocals = fields[1] == "on"
+				}
 				continue
 			}
+			header++
 		}
 		if len(fields) != 2 {
 			return nil, errf(ln, col, "want \"THREAD CHOICE\", got %q", trimmed)

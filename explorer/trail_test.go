@@ -10,8 +10,9 @@ import (
 )
 
 func TestTrail_roundTrip(t *testing.T) {
-	for _, escape := range []bool{false, true} {
-		in := &explorer.Trail{Digest: 0xdeadbeef01234567, Granularity: vm.GranInstruction, Escape: escape,
+	for i := range 4 {
+		escape, dead := i&1 != 0, i&2 != 0
+		in := &explorer.Trail{Digest: 0xdeadbeef01234567, Granularity: vm.GranInstruction, Escape: escape, DeadLocals: dead,
 			Path: []vm.Trans{{Thread: 0, Choice: 0}, {Thread: 3, Choice: 2}}}
 		var b bytes.Buffer
 		if err := explorer.WriteTrail(&b, in); err != nil {
@@ -21,7 +22,7 @@ func TestTrail_roundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Digest != in.Digest || out.Granularity != in.Granularity || out.Escape != escape ||
+		if out.Digest != in.Digest || out.Granularity != in.Granularity || out.Escape != escape || out.DeadLocals != dead ||
 			len(out.Path) != 2 || out.Path[1] != in.Path[1] {
 			t.Errorf("ReadTrail(WriteTrail(%+v)) = %+v", in, out)
 		}
@@ -40,6 +41,7 @@ func TestReadTrail_errors(t *testing.T) {
 		{head + "0 -1\n", `t.trail:4:1: bad step "0 -1"`},
 		{head + "0 0 0\n", `t.trail:4:1: want "THREAD CHOICE"`},
 		{head + "escape maybe\n", `t.trail:4:1: want "escape on|off"`},
+		{head + "escape on\ndead-locals 1\n", `t.trail:5:1: want "dead-locals on|off"`},
 	} {
 		_, err := explorer.ReadTrail("t.trail", []byte(tc.in))
 		if err == nil || !regexp.MustCompile(regexp.QuoteMeta(tc.want)).MatchString(err.Error()) {
@@ -54,6 +56,7 @@ func FuzzReadTrail(f *testing.F) {
 	f.Add([]byte("mcvm-trail 1\nprogram 00000000000000ff\ngranularity transition\n0 0\n1 2\n"))
 	f.Add([]byte("# comment\nmcvm-trail 1\r\nprogram ff\r\ngranularity instruction\r\n"))
 	f.Add([]byte("mcvm-trail 1\nprogram\n"))
+	f.Add([]byte("mcvm-trail 1\nprogram 01\ngranularity transition\ndead-locals on\nescape off\n0 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := explorer.ReadTrail("f", data)
 		if err != nil {
