@@ -62,6 +62,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	sii := fs.Bool("sii", true, "per model run with a dpor mode: summarised interleaving information at revisits (as for check; --sii=false: the static analysis)")
 	sleep := fs.Bool("sleep", true, "per model run: sleep sets, where they apply (as for check; --sleep=false turns them off)")
 	symmetry := fs.Bool("symmetry", false, "per model run: thread symmetry reduction, for the models that never read a thread's id (as for check; the others run without it)")
+	dead := fs.Bool("dead-locals", false, "per model run: dead variable reduction (as for check)")
 	gcName := fs.String("gc", "mark-sweep", "per model run: the garbage collector of the active heap, mark-sweep, memoised or none (as for check; dpor modes never collect)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
@@ -76,6 +77,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*sleep {
 		storeArgs = append(storeArgs, "--sleep=false")
+	}
+	if *dead {
+		storeArgs = append(storeArgs, "--dead-locals")
 	}
 	if *hashCompact {
 		storeArgs = append(storeArgs, "--hash-compact")
@@ -260,8 +264,9 @@ type benchRow struct {
 	Params        string             `json:"params"`
 	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
 	POR           string             `json:"por"`
-	Symmetry      bool               `json:"symmetry,omitempty"` // run with --symmetry
-	GC            string             `json:"gc,omitempty"`       // the collector, when the run collects
+	Symmetry      bool               `json:"symmetry,omitempty"`    // run with --symmetry
+	DeadLocals    bool               `json:"dead_locals,omitempty"` // run with --dead-locals
+	GC            string             `json:"gc,omitempty"`          // the collector, when the run collects
 	Freed         int64              `json:"freed_objects,omitempty"`
 	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
 	Verdict       string             `json:"verdict"`
@@ -287,6 +292,9 @@ func (r *benchRow) porLabel() string {
 	l := r.POR
 	if r.Symmetry {
 		l += "+symmetry"
+	}
+	if r.DeadLocals {
+		l += "+dead"
 	}
 	if r.GC != "" && r.GC != vm.GCMarkSweep.String() {
 		l += " gc=" + r.GC
@@ -329,6 +337,7 @@ func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode
 			Errors      int64   `json:"errors"`
 			ElapsedS    float64 `json:"elapsed_s"`
 			Symmetry    bool    `json:"symmetry"`
+			DeadLocals  bool    `json:"dead_locals"`
 			GC          string  `json:"gc"`
 			Freed       int64   `json:"freed_objects"`
 		}
@@ -336,7 +345,7 @@ func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode
 			return row, fmt.Errorf("%s: unreadable output of mcvm check: %v", m.Name, err)
 		}
 		row.Verdict, row.Limit, row.States, row.Transitions = r.Verdict, r.Limit, r.States, r.Transitions
-		row.MaxDepth, row.Errors, row.Symmetry = r.MaxDepth, r.Errors, r.Symmetry
+		row.MaxDepth, row.Errors, row.Symmetry, row.DeadLocals = r.MaxDepth, r.Errors, r.Symmetry, r.DeadLocals
 		row.GC, row.Freed = r.GC, r.Freed
 		times = append(times, r.ElapsedS)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

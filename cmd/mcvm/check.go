@@ -162,6 +162,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	rep.Chain = opts.Chain
 	rep.Sleep = opts.Sleep
 	rep.Symmetry = opts.Symmetry
+	rep.DeadLocals = m.Options().DeadLocals
 	if opts.Order == explorer.DFS && opts.Dynamic == nil && cmd != "certify" {
 		rep.GC = m.Options().GC.String()
 		rep.Freed = res.Stats.Freed
@@ -235,7 +236,7 @@ func writeTrail(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans)
 	if err != nil {
 		return err
 	}
-	if err := explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, Path: trs}); err != nil {
+	if err := explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, DeadLocals: vo.DeadLocals, Path: trs}); err != nil {
 		fh.Close()
 		return err
 	}
@@ -310,6 +311,7 @@ type report struct {
 	Symmetry      bool          `json:"symmetry"`                      // thread symmetry reduction (--symmetry)
 	Twins         int64         `json:"twin_transitions,omitempty"`    // transitions not explored: a twin thread's same ones were
 	GC            string        `json:"gc,omitempty"`                  // the collector of the active heap (--gc), when the search collects
+	DeadLocals    bool          `json:"dead_locals,omitempty"`         // dead variable reduction (--dead-locals)
 	Freed         int64         `json:"freed_objects"`                 // objects it freed
 	States        int64         `json:"states"`
 	Transitions   int64         `json:"transitions"`
@@ -461,6 +463,9 @@ func (r *report) print(w io.Writer) {
 	if r.GC != "" {
 		fmt.Fprintf(w, "gc:          %s; %d objects freed in the active heap\n", r.GC, r.Freed)
 	}
+	if r.DeadLocals {
+		fmt.Fprintf(w, "dead locals: zeroed after every transition (--dead-locals)\n")
+	}
 	if r.POR != "" && r.POR != "none" {
 		fmt.Fprintf(w, "reduction:   --por=%s, %s proviso; %d states expanded with one thread's transitions\n", r.POR, r.Proviso, r.Reduced)
 		if r.Chain {
@@ -551,7 +556,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}
-	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, IgnoreUncaught: ignore})
+	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}

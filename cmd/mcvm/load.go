@@ -54,6 +54,7 @@ type reductionFlags struct {
 	chain, sleep bool
 	sii          bool
 	symmetry     bool
+	deadLocals   bool
 	gc           string
 	fs           *pflag.FlagSet // to tell an explicit --chain or --sleep from the default
 }
@@ -65,6 +66,7 @@ func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.sleep, "sleep", true, "sleep sets (Godefroid): once a state's transition of one thread has been explored, that thread sleeps in the states its later siblings reach until a dependent transition runs, and its transitions are not explored there (the states they lead to are reached the other way round); a revisit with fewer threads asleep explores the ones woken. Fewer transitions, the same states, errors and end states, 8 bytes per stored state. On by default wherever chains apply (whether or not --chain is on) with an exact store (not --hash-compact or --bitstate); with dpor only when given (there they also cut states on most models, but double dining philosophers'); an explicit --sleep elsewhere (breadth-first search, --max-depth, --por none, a lossy store) is an error, --sleep=false turns them off")
 	fs.BoolVar(&f.sii, "sii", true, "with dpor: at a revisit of a state the search has left, take what each thread may access below it from the state's summarised interleaving information (the accesses seen below it, kept collapsed for every state; MoonWalker section 6) instead of the static analysis of what it can still do; --sii=false uses the static analysis at every revisit (no memory per state)")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "thread symmetry reduction: after every transition the threads are put in a canonical order (sorted by what each holds: its frames, values, status and monitors), so states that differ only in which thread is which are stored once; identical workers (producers, consumers, readers) then cost one ordering instead of all. Sound for programs that never read a thread's id (tid, Thread.id), which is checked; not with dpor. Off by default: the sorting costs time in every state, and it pays only where threads are alike. Counterexamples are given with the thread ids of a plain run")
+	fs.BoolVar(&f.deadLocals, "dead-locals", false, "dead variable reduction (SPIN's dead variable elimination): after every transition the locals that no path reads again before writing them are set to 0, so states that differ only in such values are one; the same errors and end states. Off by default so that state counts stay comparable with Java PathFinder's, which keeps dead locals")
 	fs.StringVar(&f.gc, "gc", "mark-sweep", "garbage collector of the active heap: depth-first search frees the objects no thread or static reaches in every state it expands, and reuses their places, so the heap and the snapshots that copy it stay as small as the live objects. mark-sweep: the canonical encoding's traversal is the mark, so it costs one look at each object; memoised: MoonWalker's memoised collector (depths kept from state to state and updated where the heap changed, Ramalingam-Reps); none: never free (the canonical encoding leaves garbage out all the same). The same states, counts and traces with each. Breadth-first search and dpor never collect (an explicit --gc there is an error)")
 	f.fs = fs
 }
@@ -141,6 +143,7 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		return vo, 0, fmt.Errorf("--gc: only depth-first search without dpor collects garbage (dpor compares object references along the search stack, which reusing a freed object's place would confuse)")
 	}
 	vo.GC = gc
+	vo.DeadLocals = f.deadLocals
 	if r := por.New(p, mode); r != nil {
 		if r.Reduces() {
 			eo.Reducer = r

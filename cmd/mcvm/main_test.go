@@ -518,3 +518,30 @@ func TestCheck_collapseText(t *testing.T) {
 		}
 	}
 }
+
+// TestCheck_deadLocals: --dead-locals stores fewer states on MolDyn
+// (locals dead after their last read, and objects they alone reached no
+// longer shared), with the same verdict, says so in the summary and the
+// JSON, and writes a trail (of the raytracer's assertion) that replays
+// with it.
+func TestCheck_deadLocals(t *testing.T) {
+	md := "../../benchmarks/models/moldyn.mcasm"
+	plain := checkJSON(t, md, "-D", "THREADS=2", "-D", "SIZE=1", "-D", "MOVES=2")
+	dead := checkJSON(t, md, "-D", "THREADS=2", "-D", "SIZE=1", "-D", "MOVES=2", "--dead-locals")
+	if dead["dead_locals"] != true || plain["dead_locals"] != nil {
+		t.Errorf("dead_locals: %v with the flag, %v without", dead["dead_locals"], plain["dead_locals"])
+	}
+	if dead["verdict"] != plain["verdict"] || dead["states"].(float64) >= plain["states"].(float64) {
+		t.Errorf("--dead-locals: %v with %v states, without: %v with %v", dead["verdict"], dead["states"], plain["verdict"], plain["states"])
+	}
+	rt := "../../benchmarks/models/raytracer.mcasm"
+	small := []string{"-D", "THREADS=2", "-D", "SIZE=1", "-D", "GRID=1", "-D", "LIGHTS=1", "-D", "MAXLEVEL=0"}
+	trail := filepath.Join(t.TempDir(), "rt.trail")
+	code, out, _ := runMain(append(append([]string{"check", "--dead-locals", "--trail", trail}, small...), rt)...)
+	if code != exitViolation || !strings.Contains(out, "dead locals: zeroed after every transition") {
+		t.Errorf("check --dead-locals: exit %d\n%s", code, out)
+	}
+	if code, out, errs := runMain(append(append([]string{"replay"}, small...), trail, rt)...); code != exitViolation || !strings.Contains(out, "verdict:     assertion") {
+		t.Errorf("replay of a --dead-locals trail: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -165,7 +165,10 @@ func TestVerifyCertify_reduced(t *testing.T) {
 				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
 			}
 		}
-		if mode == "all" && cs == func() int64 { s, _ := figuresOf(t, append([]string{"check", "--continue", "--por", "none"}, bb...)...); return s }() {
+		if mode == "all" && cs == func() int64 {
+			s, _ := figuresOf(t, append([]string{"check", "--continue", "--por", "none"}, bb...)...)
+			return s
+		}() {
 			t.Errorf("por=all reduces nothing here: the test needs a model it reduces")
 		}
 	}
