@@ -216,6 +216,10 @@ type Machine struct {
 	// i's at index symKeyIdx[i] (see SortThreads and Twins).
 	symKeysVer uint64
 	symKeyIdx  []int32
+	// symRun[i] (valid with the keys): SortThreads left threads i-1 and i
+	// in one run of threads it could not tell apart; Twins need not try
+	// the others.
+	symRun []bool
 	// Scratch of reachesThread: visited marks (generation symGen) and
 	// the queue.
 	symSeen  []uint32

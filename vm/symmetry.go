@@ -95,6 +95,10 @@ func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 	for i := 1; i < n && !ties; i++ {
 		ties = bytes.Equal(key(perm[i-1]), key(perm[i]))
 	}
+	m.symRun = m.symRun[:0]
+	for range n {
+		m.symRun = append(m.symRun, false)
+	}
 	if !ties {
 		return perm, m.permuteIfMoved(perm)
 	}
@@ -148,6 +152,7 @@ func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 	for a := 0; a < n; {
 		b := a + 1
 		for b < n && same(perm[a], perm[b]) {
+			m.symRun[b] = true
 			b++
 		}
 		if b-a > 1 && !owns {
@@ -614,6 +619,13 @@ func (m *Machine) Twins(rep []int32) []int32 {
 	if n < 2 {
 		return rep
 	}
+	// Threads SortThreads told apart by more than their keys (ranks,
+	// places) are no twins: renaming them would move what told them
+	// apart. Skipping them can only miss twins, never invent one.
+	runs := m.symRun
+	if m.symKeysVer != m.version || len(m.symKeyIdx) != n || len(runs) != n {
+		runs = nil
+	}
 	if m.symKeysVer != m.version || len(m.symKeyIdx) != n {
 		// Not the state SortThreads left: compute the keys.
 		m.threadKeys()
@@ -631,7 +643,7 @@ func (m *Machine) Twins(rep []int32) []int32 {
 	try := m.symEnc[1][:0]
 	encoded := false
 	for i := 1; i < n; i++ {
-		if !bytes.Equal(key(i-1), key(i)) {
+		if !bytes.Equal(key(i-1), key(i)) || runs != nil && !runs[i] {
 			continue
 		}
 		if !encoded {
