@@ -50,10 +50,15 @@ func deadOutcome(t testing.TB, p *bytecode.Program, mode por.Mode, order explore
 		},
 		OnEnd: func(fp uint64) { o.ends[fp] = true },
 	}
-	if r := por.New(p, mode); r != nil && r.Reduces() {
-		opts.Reducer = r
-		opts.Chain = order == explorer.DFS
-		opts.Sleep = order == explorer.DFS
+	if r := por.New(p, mode); r != nil {
+		if r.Reduces() {
+			opts.Reducer = r
+			opts.Chain = order == explorer.DFS && mode&por.DPOR == 0
+			opts.Sleep = order == explorer.DFS && mode&por.DPOR == 0
+		}
+		if mode&por.DPOR != 0 {
+			opts.Dynamic = por.NewDynamic(r)
+		}
 	}
 	res := explorer.Search(m, opts)
 	o.stats = res.Stats
@@ -74,11 +79,11 @@ func deadOutcome(t testing.TB, p *bytecode.Program, mode por.Mode, order explore
 
 // TestDeadLocals_sameOutcome: with dead variable reduction the search finds
 // the same violations (deadlocked states compared with their dead locals
-// zeroed) and end states as without, unreduced and with the default
-// reduction, depth- and breadth-first, on the regression, conformance and
-// SMALL programs (those with the default reduction only) and on generated
-// ones (MCVM_GEN_PROGRAMS per generator, default 20), never stores more
-// states unreduced, and gives counterexamples that replay.
+// zeroed) and end states as without, unreduced (depth- and breadth-first),
+// with the default reduction and with ample+dpor, on the regression and
+// conformance programs, the SMALL models (the default reduction only) and
+// generated ones (MCVM_GEN_PROGRAMS per generator, default 20), never
+// stores more states unreduced, and gives counterexamples that replay.
 func TestDeadLocals_sameOutcome(t *testing.T) {
 	type prog struct {
 		name  string
@@ -106,8 +111,8 @@ func TestDeadLocals_sameOutcome(t *testing.T) {
 		for _, c := range []struct {
 			mode  por.Mode
 			order explorer.Order
-		}{{por.None, explorer.DFS}, {por.All, explorer.DFS}, {por.None, explorer.BFS}} {
-			if pr.model && c.mode == por.None {
+		}{{por.None, explorer.DFS}, {por.All, explorer.DFS}, {por.None, explorer.BFS}, {por.Ample | por.DPOR, explorer.DFS}} {
+			if pr.model && c.mode != por.All {
 				continue
 			}
 			plain, lim := deadOutcome(t, pr.p, c.mode, c.order, false, 200000)
