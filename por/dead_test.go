@@ -46,7 +46,7 @@ func deadOutcome(t testing.TB, p *bytecode.Program, mode por.Mode, order explore
 				o.errors[fmt.Sprintf("deadlock %016x", xxhash.Sum64(enc))] = true
 				return
 			}
-			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+			o.errors[faultKey(f)] = true
 		},
 		OnEnd: func(fp uint64) { o.ends[fp] = true },
 	}

@@ -49,7 +49,7 @@ func exploreGC(t testing.TB, p *bytecode.Program, c config, gc vm.GC, symmetry, 
 		Storage: c.storage, Symmetry: symmetry,
 		OnState: func(id int32, fp uint64) { r.fps = append(r.fps, fp) },
 		OnError: func(f *vm.Fault, fp uint64) {
-			r.o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+			r.o.errors[faultKey(f)] = true
 		},
 		OnEnd: func(fp uint64) { r.o.ends[fp] = true },
 	}

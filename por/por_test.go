@@ -69,6 +69,12 @@ var configs = []config{
 	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false},
 }
 
+// faultKey is how the differential tests name a violation other than a
+// deadlock: its kind, place and message.
+func faultKey(f *vm.Fault) string {
+	return fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)
+}
+
 func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome {
 	t.Helper()
 	m, err := vm.New(p, c.mode.VMOptions(vm.Options{}))
@@ -83,7 +89,7 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
 				return
 			}
-			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+			o.errors[faultKey(f)] = true
 		},
 		OnEnd: func(fp uint64) { o.ends[fp] = true },
 	}

@@ -1,7 +1,6 @@
 package por_test
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"testing"
@@ -82,7 +81,7 @@ func exploreSym(t testing.TB, p *bytecode.Program, c config, symmetry, cont, orb
 				o.errors["deadlock "+orbitKey(m)] = true
 				return
 			}
-			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+			o.errors[faultKey(f)] = true
 		},
 		OnEnd: func(uint64) { o.ends[orbitKey(m)] = true },
 	}
