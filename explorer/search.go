@@ -1099,13 +1099,17 @@ var collapseDelta = true
 // backtracking; deeper levels decode their stored encoding instead.
 var maxSnapDepth = 1 << 17
 
-// deltaSnapDepth is the first DFS level whose snapshot keeps the heap as a
+// DeltaSnapDepth is the first DFS level whose snapshot keeps the heap as a
 // reverse delta (vm.Machine.SaveDelta) instead of a copy: a delta is a few
 // bytes per changed word instead of the whole heap, but it costs a
 // comparison of the heap per save, which a shallow search does not need to
 // pay (benchmarks/RESULTS.md, issue 4). Levels from it on are all deltas,
-// as SaveDelta requires.
-var deltaSnapDepth = 1024
+// as SaveDelta requires. The certifier (package scc) keeps its stack the
+// same way.
+const DeltaSnapDepth = 1024
+
+// deltaSnapDepth is DeltaSnapDepth, a variable so that tests can move it.
+var deltaSnapDepth = DeltaSnapDepth
 
 type frame struct {
 	snap       bool  // snaps[level] holds this state

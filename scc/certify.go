@@ -381,8 +381,10 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 		if top.parentSnap >= 0 {
 			parent = c.snaps[top.parentSnap]
 		}
-		if level >= deltaSnapDepth && parent != nil {
-			c.m.SaveDelta(c.snaps[level], parent) // as the explorer does (explorer.Search)
+		if level >= explorer.DeltaSnapDepth && parent != nil {
+			// As the explorer does: deep paths of heap-heavy programs cost
+			// a few words per level instead of a copy of the heap.
+			c.m.SaveDelta(c.snaps[level], parent)
 		} else {
 			c.m.Save(c.snaps[level], parent)
 		}
@@ -437,12 +439,6 @@ func (c *certifier) expandFully(top *frame) {
 	top.req = top.end
 	c.res.Stats.Provisos++
 }
-
-// deltaSnapDepth is the first level of the certifier's stack whose
-// snapshot keeps the heap as a reverse delta to the snapshot below (the
-// explorer's rule): deep paths of heap-heavy programs then cost a few
-// words per level instead of a copy of the heap.
-const deltaSnapDepth = 1024
 
 func deadlockFault() *vm.Fault {
 	return &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}
