@@ -719,21 +719,21 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 	m.faulted = false
 	m.evaling = true
 	defer func() { m.evaling = false }()
-	name := m.prog.MethodName(mi)
+	name := func() string { return m.prog.MethodName(mi) } // for messages only: it allocates
 	for n := 0; ; n++ {
 		if n == maxEvalSteps {
-			m.setFault(t, FaultInvariant, -1, "invariant "+name+" did not return within the step limit")
+			m.setFault(t, FaultInvariant, -1, "invariant "+name()+" did not return within the step limit")
 			break
 		}
 		o := m.next(t)
 		if !o.pure {
-			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name, o.in.Op))
+			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name(), o.in.Op))
 			break
 		}
 		ok := o.fn(m, t, o)
 		if t.Status == StatusTerminated && !m.faulted {
 			if m.evalVal.Ref || m.evalVal.I == 0 {
-				m.setFault(t, FaultInvariant, -1, "invariant "+name+" violated")
+				m.setFault(t, FaultInvariant, -1, "invariant "+name()+" violated")
 				m.fault.Method, m.fault.PC = mi, -1
 			}
 			break
@@ -746,7 +746,7 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 		return nil
 	}
 	if !strings.HasPrefix(m.fault.Msg, "invariant ") {
-		m.fault.Msg = "invariant " + name + " failed: " + m.fault.Msg
+		m.fault.Msg = "invariant " + name() + " failed: " + m.fault.Msg
 	}
 	m.fault.Kind = FaultInvariant
 	return &m.fault

@@ -170,6 +170,24 @@ func TestMachine_hotLoop_noAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, run); n != 0 {
 		t.Errorf("restore+step+encode allocates %v times per run, want 0", n)
 	}
+	// Invariants that hold: evaluating them allocates nothing either.
+	b := load(t, "../benchmarks/models/boundedbuffer.mcasm", map[string]int64{"SIZE": 1, "PRODUCERS": 2, "CONSUMERS": 2}, vm.GranTransition)
+	if len(b.Program().Invariants) == 0 {
+		t.Fatal("the bounded buffer has no invariant")
+	}
+	for i := 0; i < 20; i++ {
+		trs = b.Enabled(trs[:0])
+		b.Step(trs[rng.IntN(len(trs))])
+	}
+	check := func() {
+		if f := b.CheckInvariants(); f != nil {
+			t.Fatal(f.Msg)
+		}
+	}
+	check()
+	if n := testing.AllocsPerRun(100, check); n != 0 {
+		t.Errorf("CheckInvariants allocates %v times per run, want 0", n)
+	}
 }
 
 // TestMachine_Init_deterministic checks that two machines for the same
