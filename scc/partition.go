@@ -11,6 +11,10 @@ import (
 	"sort"
 )
 
+// MaxTasks is the most tasks Split makes (it keeps the arithmetic of its
+// targets within 64 bits).
+const MaxTasks = 1 << 20
+
 // Partition describes how a script was split.
 type Partition struct {
 	Tasks []*Script
@@ -44,8 +48,8 @@ type Partition struct {
 // from a checkpoint of the decoder (so that the decoding, too, is done in
 // parallel when the tasks are).
 func Split(s *Script, k int) (*Partition, error) {
-	if k < 1 {
-		return nil, fmt.Errorf("--tasks must be at least 1, got %d", k)
+	if k < 1 || k > MaxTasks {
+		return nil, fmt.Errorf("--tasks must be from 1 to %d, got %d", MaxTasks, k)
 	}
 	if s.IsTask() {
 		return nil, fmt.Errorf("the script is already task %d of %d", s.Task, s.Tasks)

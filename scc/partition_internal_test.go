@@ -78,3 +78,31 @@ func TestSplit_replanEvens(t *testing.T) {
 	}
 	t.Logf("%d partitions more even than the plain greedy choice's", improved)
 }
+
+func TestSplit_taskBounds(t *testing.T) {
+	p, err := asm.AssembleFile("../benchmarks/models/philo.mcasm", asm.Options{Defines: map[string]int64{"N": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s, err := Verify(m, explorer.Options{Continue: true}, false, "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, -1, MaxTasks + 1} {
+		if _, err := Split(s, k); err == nil {
+			t.Errorf("Split with k=%d: no error", k)
+		}
+	}
+	// More tasks than states: one region per state at most.
+	part, err := Split(s, MaxTasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(part.Tasks) > len(s.Subgraph) {
+		t.Errorf("%d tasks for %d states", len(part.Tasks), len(s.Subgraph))
+	}
+}
