@@ -3,6 +3,7 @@
 package scc
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"iter"
@@ -29,10 +30,9 @@ type Partition struct {
 // their number agrees with the Subgraphs list, and prefixes them with the
 // init path from the initial state; what remains is the last task. Where
 // that greedy choice leaves a task more than a tenth above 1/k of the
-// script, and the script is small enough (replanBudget), the choice is
-// planned again with targets scaled by a few factors (scales), and the
-// plan with the smallest largest task and no fewer tasks is cut (the
-// first of equals). In a
+// script, the choice is planned again with targets scaled by a few
+// factors (scales), and the plan with the smallest largest task and no
+// fewer tasks is cut (the first of equals). In a
 // full script the transition into a region's root stays with the parent
 // region as a transition to a visited state; in a trustful one it is
 // dropped. Fewer than k tasks result when no region is left to cut.
@@ -81,11 +81,11 @@ func Split(s *Script, k int) (*Partition, error) {
 		segs []span
 	}
 	var regions []region
-	plan := sc.plan(s.Subgraph, k, drop, scales[0])
-	limit := (remaining*11 + int64(10*k) - 1) / int64(10*k)
-	if plan.largest > limit && int64(n)*int64(k-1)*int64(len(scales)-1) <= replanBudget {
+	pl := newPlanner(sc, s.Subgraph, drop)
+	plan := pl.plan(k, scales[0])
+	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit {
 		for _, f := range scales[1:] {
-			if p := sc.plan(s.Subgraph, k, drop, f); p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
+			if p := pl.plan(k, f); p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
 				plan = p
 			}
 		}
@@ -172,13 +172,6 @@ func Split(s *Script, k int) (*Partition, error) {
 	return part, nil
 }
 
-// replanBudget bounds the work of planning again (states times cuts times
-// plans): each plan looks at every state for every cut, and a large
-// script's regions are fine enough for the first plan (on the benchmark
-// models' scripts of over 100,000 transitions its largest task is within
-// 14.2% of the script for k = 10).
-const replanBudget = 10_000_000
-
 // scales are the factors (in twentieths) by which Split scales the
 // greedy choice's targets when planning again: the plain target first.
 var scales = [...]int64{20, 21, 19, 22, 18, 24, 16, 26, 14}
@@ -190,32 +183,135 @@ type cutPlan struct {
 	largest int64
 }
 
-// plan makes Algorithm 3.2's greedy choice of at most k-1 regions from
-// the Subgraphs list sub, each the one whose size is closest to f/20 of
-// the transitions not yet assigned divided by the tasks still to make,
-// without cutting anything. drop is what cutting a region takes from its
-// ancestors beyond the region (the transition into its root, in a
-// trustful script).
-func (sc *scan) plan(sub []int64, k int, drop, f int64) cutPlan {
-	n := len(sc.newAt)
-	cur := append([]int64(nil), sub...)
-	removed := make([]bool, n)
-	remaining := sc.transitions(0, sc.n)
+// planner makes Algorithm 3.2's greedy choices from a script's Subgraphs
+// list without cutting anything. Each choice is the state whose region
+// (what is left of it) is closest to a target, the lowest ID of equals.
+// Instead of looking at every state for every cut, it keeps the states in
+// order of their Subgraphs values and looks on either side of the
+// target; the states whose regions earlier cuts made smaller (ancestors of
+// cut roots) are out of that order and looked at one by one.
+type planner struct {
+	sc    *scan
+	sub   []int64 // the Subgraphs list
+	drop  int64   // what a cut takes from its ancestors beyond the region
+	total int64   // the script's transitions
+	byVal []int32 // the states with a positive value, by (value, ID)
+	// Per plan, reset after it: cur holds what is left of each region
+	// (sub where not changed), chg the states whose cur changed,
+	// removed the states of regions cut, in the ranges cut.
+	cur     []int64
+	changed []bool
+	chg     []int32
+	removed []bool
+	cut     []span
+}
+
+func newPlanner(sc *scan, sub []int64, drop int64) *planner {
+	pl := &planner{sc: sc, sub: sub, drop: drop, total: sc.transitions(0, sc.n),
+		cur: append([]int64(nil), sub...), changed: make([]bool, len(sub)), removed: make([]bool, len(sub))}
+	pl.byVal = sortByValue(sub)
+	return pl
+}
+
+// sortByValue returns the IDs from 1 on whose value in sub is positive,
+// ordered by (value, ID): a radix sort of value<<32|ID where that fits in
+// 64 bits (and a comparison sort where it does not).
+func sortByValue(sub []int64) []int32 {
+	var big int64
+	n := 0
+	for id := 1; id < len(sub); id++ {
+		if sub[id] > 0 {
+			n++
+			big = max(big, sub[id])
+		}
+	}
+	ids := make([]int32, 0, n)
+	if big >= 1<<31 {
+		for id := 1; id < len(sub); id++ {
+			if sub[id] > 0 {
+				ids = append(ids, int32(id))
+			}
+		}
+		slices.SortFunc(ids, func(a, b int32) int {
+			if c := cmp.Compare(sub[a], sub[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		return ids
+	}
+	keys, tmp := make([]uint64, 0, n), make([]uint64, n)
+	for id := 1; id < len(sub); id++ {
+		if sub[id] > 0 {
+			keys = append(keys, uint64(sub[id])<<32|uint64(id))
+		}
+	}
+	// The IDs are in order already: sort by the value's bytes alone.
+	for shift := 32; shift < 64 && big>>(shift-32) > 0; shift += 8 {
+		var count [257]int
+		for _, k := range keys {
+			count[(k>>shift)&0xff+1]++
+		}
+		for i := 1; i < 257; i++ {
+			count[i] += count[i-1]
+		}
+		for _, k := range keys {
+			d := (k >> shift) & 0xff
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	for _, k := range keys {
+		ids = append(ids, int32(k))
+	}
+	return ids
+}
+
+// plan makes the greedy choice of at most k-1 regions, each the one whose
+// size is closest to f/20 of the transitions not yet assigned divided by
+// the tasks still to make.
+func (pl *planner) plan(k int, f int64) cutPlan {
+	sub, cur, byVal := pl.sub, pl.cur, pl.byVal
+	n := len(sub)
+	remaining := pl.total
 	var p cutPlan
 	for i := 0; i < k-1; i++ {
 		left := int64(k-i) * 20
 		target := f * remaining
-		best, bestDiff := int32(-1), int64(-1)
-		for id := 1; id < n; id++ {
-			if removed[id] || cur[id] <= 0 {
-				continue
-			}
+		best, bestD := int32(-1), int64(-1)
+		consider := func(id int32) {
 			d := cur[id]*left - target
 			if d < 0 {
 				d = -d
 			}
-			if best < 0 || d < bestDiff {
-				best, bestDiff = int32(id), d
+			if best < 0 || d < bestD || d == bestD && id < best {
+				best, bestD = id, d
+			}
+		}
+		// The nearest unchanged values at or above the target and below
+		// it (the lowest ID of that value: the order is by ID within it).
+		at := sort.Search(len(byVal), func(j int) bool { return sub[byVal[j]]*left >= target })
+		for j := at; j < len(byVal); j++ {
+			if id := byVal[j]; !pl.removed[id] && !pl.changed[id] {
+				consider(id)
+				break
+			}
+		}
+		v := int64(-1)
+		for j := at - 1; j >= 0; j-- {
+			id := byVal[j]
+			if v >= 0 && sub[id] != v {
+				break
+			}
+			if !pl.removed[id] && !pl.changed[id] {
+				v = sub[id]
+				consider(id)
+			}
+		}
+		for _, id := range pl.chg {
+			if !pl.removed[id] && cur[id] > 0 {
+				consider(id)
 			}
 		}
 		if best < 0 {
@@ -223,18 +319,31 @@ func (sc *scan) plan(sub []int64, k int, drop, f int64) cutPlan {
 		}
 		r, count := best, cur[best]
 		// The states of r's subtree have consecutive IDs from r on.
-		end := int(r) + 1 + sort.Search(n-int(r)-1, func(j int) bool { return sc.newAt[int(r)+1+j] > sc.btAt[r] })
+		end := int(r) + 1 + sort.Search(n-int(r)-1, func(j int) bool { return pl.sc.newAt[int(r)+1+j] > pl.sc.btAt[r] })
 		for id := int(r); id < end; id++ {
-			removed[id] = true
+			pl.removed[id] = true
 		}
-		for a := sc.parent[r]; a >= 0; a = sc.parent[a] {
-			cur[a] -= count + drop
+		pl.cut = append(pl.cut, span{int(r), end})
+		for a := pl.sc.parent[r]; a >= 0; a = pl.sc.parent[a] {
+			cur[a] -= count + pl.drop
+			if a > 0 && !pl.changed[a] { // the initial state is never cut
+				pl.changed[a] = true
+				pl.chg = append(pl.chg, a)
+			}
 		}
-		remaining -= count + drop
+		remaining -= count + pl.drop
 		p.roots = append(p.roots, r)
 		p.largest = max(p.largest, count)
 	}
 	p.largest = max(p.largest, remaining)
+	cur[0] = sub[0]
+	for _, id := range pl.chg {
+		cur[id], pl.changed[id] = sub[id], false
+	}
+	for _, c := range pl.cut {
+		clear(pl.removed[c.lo:c.hi])
+	}
+	pl.chg, pl.cut = pl.chg[:0], pl.cut[:0]
 	return p
 }
 

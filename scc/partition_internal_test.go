@@ -5,6 +5,8 @@ package scc
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"testing"
 
 	"mcvm/asm"
@@ -49,6 +51,18 @@ func TestSplit_replanEvens(t *testing.T) {
 			if trustful {
 				drop = 1
 			}
+			// The planner chooses exactly as the plain greedy choice
+			// (every state looked at for every cut), for every scale.
+			pl := newPlanner(sc, s.Subgraph, drop)
+			for _, k := range []int{1, 2, 3, 7, 10, 33, 100, 1000} {
+				for _, f := range scales {
+					got, want := pl.plan(k, f), linearPlan(sc, s.Subgraph, k, drop, f)
+					if !slices.Equal(got.roots, want.roots) || got.largest != want.largest {
+						t.Fatalf("%s trustful=%v k=%d f=%d: planner cuts %v (largest %d), the plain choice %v (largest %d)",
+							c.model, trustful, k, f, got.roots, got.largest, want.roots, want.largest)
+					}
+				}
+			}
 			for _, k := range []int{2, 3, 5, 10, 20, 50} {
 				name := fmt.Sprintf("%s/trustful=%v/k=%d", c.model, trustful, k)
 				part, err := Split(s, k)
@@ -59,7 +73,7 @@ func TestSplit_replanEvens(t *testing.T) {
 				for _, n := range part.Sizes {
 					largest = max(largest, n)
 				}
-				plain := sc.plan(s.Subgraph, k, drop, scales[0])
+				plain := linearPlan(sc, s.Subgraph, k, drop, scales[0])
 				if largest > plain.largest {
 					t.Errorf("%s: largest task %d transitions, the plain greedy choice's %d", name, largest, plain.largest)
 				}
@@ -104,5 +118,68 @@ func TestSplit_taskBounds(t *testing.T) {
 	}
 	if len(part.Tasks) > len(s.Subgraph) {
 		t.Errorf("%d tasks for %d states", len(part.Tasks), len(s.Subgraph))
+	}
+}
+
+// linearPlan is the plain greedy choice of Algorithm 3.2, looking at every
+// state for every cut: the reference for planner.
+func linearPlan(sc *scan, sub []int64, k int, drop, f int64) cutPlan {
+	n := len(sc.newAt)
+	cur := append([]int64(nil), sub...)
+	removed := make([]bool, n)
+	remaining := sc.transitions(0, sc.n)
+	var p cutPlan
+	for i := 0; i < k-1; i++ {
+		left := int64(k-i) * 20
+		target := f * remaining
+		best, bestDiff := int32(-1), int64(-1)
+		for id := 1; id < n; id++ {
+			if removed[id] || cur[id] <= 0 {
+				continue
+			}
+			d := cur[id]*left - target
+			if d < 0 {
+				d = -d
+			}
+			if best < 0 || d < bestDiff {
+				best, bestDiff = int32(id), d
+			}
+		}
+		if best < 0 {
+			break
+		}
+		r, count := best, cur[best]
+		end := int(r) + 1 + sort.Search(n-int(r)-1, func(j int) bool { return sc.newAt[int(r)+1+j] > sc.btAt[r] })
+		for id := int(r); id < end; id++ {
+			removed[id] = true
+		}
+		for a := sc.parent[r]; a >= 0; a = sc.parent[a] {
+			cur[a] -= count + drop
+		}
+		remaining -= count + drop
+		p.roots = append(p.roots, r)
+		p.largest = max(p.largest, count)
+	}
+	p.largest = max(p.largest, remaining)
+	return p
+}
+
+func TestSortByValue(t *testing.T) {
+	for _, sub := range [][]int64{
+		{9, 3, 1, 3, 0, 2, 1 << 20, -1, 3},
+		{5, 1<<31 + 7, 2, 1 << 31, 2}, // too large for the radix sort
+		{0},
+	} {
+		got := sortByValue(sub)
+		var want []int32
+		for id := 1; id < len(sub); id++ {
+			if sub[id] > 0 {
+				want = append(want, int32(id))
+			}
+		}
+		sort.SliceStable(want, func(i, j int) bool { return sub[want[i]] < sub[want[j]] })
+		if !slices.Equal(got, want) {
+			t.Errorf("sortByValue(%v) = %v, want %v", sub, got, want)
+		}
 	}
 }
