@@ -66,7 +66,6 @@ func Split(s *Script, k int) (*Partition, error) {
 	if len(s.Subgraph) != n {
 		return nil, discrepancy(Subgraphs, -1, "the Subgraphs list has %d entries for %d states", len(s.Subgraph), n)
 	}
-	cur := append([]int64(nil), s.Subgraph...)
 	remaining := sc.transitions(0, sc.n)
 	drop := int64(0)
 	if trustful {
@@ -90,6 +89,7 @@ func Split(s *Script, k int) (*Partition, error) {
 			}
 		}
 	}
+	cur := pl.cur // the Subgraphs list again after each plan
 	for _, r := range plan.roots {
 		// The region's entries: those after the one introducing r up to the
 		// backtrack from r, less the regions already cut out of it (its
@@ -214,8 +214,9 @@ func newPlanner(sc *scan, sub []int64, drop int64) *planner {
 }
 
 // sortByValue returns the IDs from 1 on whose value in sub is positive,
-// ordered by (value, ID): a radix sort of value<<32|ID where that fits in
-// 64 bits (and a comparison sort where it does not).
+// ordered by (value, ID): a radix sort of the IDs by their values' bytes
+// (stable, from IDs in order), or a comparison sort for values of 2^32
+// and more.
 func sortByValue(sub []int64) []int32 {
 	var big int64
 	n := 0
@@ -226,44 +227,30 @@ func sortByValue(sub []int64) []int32 {
 		}
 	}
 	ids := make([]int32, 0, n)
-	if big >= 1<<31 {
-		for id := 1; id < len(sub); id++ {
-			if sub[id] > 0 {
-				ids = append(ids, int32(id))
-			}
-		}
-		slices.SortFunc(ids, func(a, b int32) int {
-			if c := cmp.Compare(sub[a], sub[b]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-		return ids
-	}
-	keys, tmp := make([]uint64, 0, n), make([]uint64, n)
 	for id := 1; id < len(sub); id++ {
 		if sub[id] > 0 {
-			keys = append(keys, uint64(sub[id])<<32|uint64(id))
+			ids = append(ids, int32(id))
 		}
 	}
-	// The IDs are in order already: sort by the value's bytes alone.
-	for shift := 32; shift < 64 && big>>(shift-32) > 0; shift += 8 {
+	if big >= 1<<32 {
+		slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(sub[a], sub[b]) })
+		return ids
+	}
+	tmp := make([]int32, n)
+	for shift := 0; shift < 32 && big>>shift > 0; shift += 8 {
 		var count [257]int
-		for _, k := range keys {
-			count[(k>>shift)&0xff+1]++
+		for _, id := range ids {
+			count[(sub[id]>>shift)&0xff+1]++
 		}
 		for i := 1; i < 257; i++ {
 			count[i] += count[i-1]
 		}
-		for _, k := range keys {
-			d := (k >> shift) & 0xff
-			tmp[count[d]] = k
+		for _, id := range ids {
+			d := (sub[id] >> shift) & 0xff
+			tmp[count[d]] = id
 			count[d]++
 		}
-		keys, tmp = tmp, keys
-	}
-	for _, k := range keys {
-		ids = append(ids, int32(k))
+		ids, tmp = tmp, ids
 	}
 	return ids
 }

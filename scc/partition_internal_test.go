@@ -167,7 +167,8 @@ func linearPlan(sc *scan, sub []int64, k int, drop, f int64) cutPlan {
 func TestSortByValue(t *testing.T) {
 	for _, sub := range [][]int64{
 		{9, 3, 1, 3, 0, 2, 1 << 20, -1, 3},
-		{5, 1<<31 + 7, 2, 1 << 31, 2}, // too large for the radix sort
+		{0, 256, 1, 65536, 255, 257, 1<<31 + 5, 65536, 1 << 24, 256},
+		{5, 1<<32 + 7, 2, 1 << 32, 2, 300}, // too large for the radix sort
 		{0},
 	} {
 		got := sortByValue(sub)
