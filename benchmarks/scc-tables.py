@@ -108,7 +108,9 @@ for r in rows:
     cells = []
     for key, total in [(10, None), (50, None), (100, None), ("t10", None), ("t50", None), ("t100", None)]:
         p = r["par"][key]["script"]
-        trans = r["chk"]["transitions"] if not str(key).startswith("t") else r["chk"]["states"]
+        # A trustful script's transitions: its entries less one backtrack
+        # per state (the productive transitions, and faulting ones).
+        trans = r["chk"]["transitions"] if not str(key).startswith("t") else r["tver"]["script"]["entries"] - r["chk"]["states"]
         t = p["largest_task_s"] + p["partition_s"] + p["merge_s"]
         cells.append("%.1f%%" % (100 * p["largest_task_transitions"] / trans))
         cells.append("%.1f" % (r["chk"]["elapsed_s"] / t))
