@@ -73,7 +73,7 @@ func BenchmarkSCC(b *testing.B) {
 }
 
 // reread encodes s and reads it back, as certify gets a script from a file.
-func reread(b *testing.B, s *scc.Script) *scc.Script {
+func reread(b testing.TB, s *scc.Script) *scc.Script {
 	r, err := scc.Read(scc.Encode(s))
 	if err != nil {
 		b.Fatal(err)

@@ -149,7 +149,7 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	if opts.Reducer != nil && (opts.Extra != nil || len(opts.Next) > 0) {
 		return nil, fmt.Errorf("extra invariants need a script of the unreduced search (verify and certify with --por none): partial-order reduction keeps only the states the program's own properties need")
 	}
-	if err := s.Match(digest, m.Options().Granularity.String(), por); err != nil {
+	if err := s.Match(digest, m.Options().Granularity.String(), por, m.Options().DeadLocals); err != nil {
 		return nil, err
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}

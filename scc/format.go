@@ -89,8 +89,10 @@ const (
 
 // Header flags.
 const (
-	FlagComplete = 1 << iota // the search ended by itself, not stopped at its first error
-	FlagContinue             // the search went on after errors
+	FlagComplete   = 1 << iota // the search ended by itself, not stopped at its first error
+	FlagContinue               // the search went on after errors
+	FlagDeadLocals             // the machine zeroed dead locals after every transition (--dead-locals)
+	flagsEnd                   // the flags below are all there are
 )
 
 // Op is the kind of a script entry.
@@ -154,6 +156,10 @@ func (h *Header) IsTask() bool { return h.Kind == KindTask || h.Kind == KindTrus
 // Complete reports whether the search that wrote the script ended by itself.
 func (h *Header) Complete() bool { return h.Flags&FlagComplete != 0 }
 
+// DeadLocals reports whether the search that wrote the script ran with
+// dead variable reduction, which changes the states.
+func (h *Header) DeadLocals() bool { return h.Flags&FlagDeadLocals != 0 }
+
 // Script is a decoded search script: its header, the raw encoded entries
 // of the init path and the body, and the Subgraphs list.
 type Script struct {
@@ -196,9 +202,9 @@ var ErrMismatch = errors.New("script does not match")
 // Match checks that the script belongs to a program with digest and to
 // exploration with the given granularity and partial-order reduction (its
 // header name: "none", or the mode and the proviso, "all/stack"; see
-// Options.POR). Symmetry reduction is never recorded: verify does not
-// take it.
-func (h *Header) Match(digest uint64, granularity, por string) error {
+// Options.POR), and with or without dead variable reduction. Symmetry
+// reduction is never recorded: verify does not take it.
+func (h *Header) Match(digest uint64, granularity, por string, deadLocals bool) error {
 	if h.Digest != digest {
 		return fmt.Errorf("%w: it was written for another program (digest %016x, this program has %016x): were the same model and -D values given?", ErrMismatch, h.Digest, digest)
 	}
@@ -211,6 +217,12 @@ func (h *Header) Match(digest uint64, granularity, por string) error {
 	}
 	if h.Symmetry != "none" {
 		return fmt.Errorf("%w: it was written with symmetry reduction %q, which this certifier does not apply", ErrMismatch, h.Symmetry)
+	}
+	if h.DeadLocals() != deadLocals {
+		if h.DeadLocals() {
+			return fmt.Errorf("%w: it was written with dead variable reduction: give --dead-locals", ErrMismatch)
+		}
+		return fmt.Errorf("%w: it was written without dead variable reduction: drop --dead-locals", ErrMismatch)
 	}
 	return nil
 }
@@ -839,7 +851,7 @@ func Read(data []byte) (*Script, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if h.Flags >= 1<<2 {
+	if h.Flags >= flagsEnd {
 		return nil, corrupt(-1, "unknown header flags %#x", h.Flags)
 	}
 	if payloadLen > MaxPayload {

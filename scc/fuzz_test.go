@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"mcvm/explorer"
 	"mcvm/por"
 	"mcvm/scc"
 	"mcvm/vm"
@@ -38,6 +39,10 @@ func FuzzRead(f *testing.F) {
 	f.Add(trustfulR)
 	if wantR.Stats.States >= want.Stats.States {
 		f.Fatalf("the reduction does not reduce the fuzzed program (%d states, %d unreduced)", wantR.Stats.States, want.Stats.States)
+	}
+	dm, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition, DeadLocals: true})
+	if _, ds, err := scc.Verify(dm, explorer.Options{Continue: true}, false, "none"); err == nil {
+		f.Add(scc.Encode(ds)) // a dead-locals header: refused by the certifier below
 	}
 	f.Add([]byte("MCVMSCC\n"))
 	// certify certifies with the reduction the header names.

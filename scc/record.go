@@ -189,5 +189,8 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	if s == nil {
 		return res, nil, fmt.Errorf("internal error: the search's callbacks do not describe a depth-first search")
 	}
+	if m.Options().DeadLocals {
+		s.Flags |= FlagDeadLocals
+	}
 	return res, s, nil
 }

@@ -135,6 +135,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	trustful := fs.String("trustful-script", "", "write a trustful search script (productive transitions only) to `FILE`")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage+" (the script is the same; a script needs the exact store's state IDs, so there is no --hash-compact or --bitstate)")
 	gcName := fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check: mark-sweep, memoised or none (the script is the same with each)")
+	dead := fs.Bool("dead-locals", false, deadLocalsUsage+" (the script's header says so, and certify must be given it too)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -175,7 +176,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
-	m, err := vm.New(p, mode.VMOptions(vm.Options{Granularity: gran, GC: gc}))
+	m, err := vm.New(p, mode.VMOptions(vm.Options{Granularity: gran, GC: gc, DeadLocals: *dead}))
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
@@ -239,6 +240,7 @@ type certifyFlags struct {
 	script, task, fpOut *string
 	tasks, jobs         *int
 	trustful, forget    *bool
+	deadLocals          *bool
 	invariants, props   *[]string
 	nextInv             *[]string
 }
@@ -260,6 +262,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	cf.invariants = fs.StringArray("invariant", nil, "also check this invariant `CLASS.METHOD` in every state (repeatable)")
 	cf.props = fs.StringArray("properties", nil, "link this .mcasm `FILE` of property methods (classes without statics) into the program (repeatable)")
 	cf.nextInv = fs.StringArray("next-invariant", nil, "an invariant over consecutive states `PRE:POST`, both CLASS.METHOD (repeatable)")
+	cf.deadLocals = fs.Bool("dead-locals", false, "the script was written with verify --dead-locals: "+deadLocalsUsage)
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -325,7 +328,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "certify", err)
 	}
 	digest := bytecode.Digest(base)
-	if err := s.Match(digest, gran.String(), porName); err != nil {
+	if err := s.Match(digest, gran.String(), porName, *cf.deadLocals); err != nil {
 		return fail(stderr, "certify", fmt.Errorf("%s: %w", file, err))
 	}
 	mk, err := cf.machines(&sf, model, base, gran, mode)
@@ -463,7 +466,7 @@ func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.P
 		return nil, fmt.Errorf("at most 64 --next-invariant pairs")
 	}
 	main := with(base.Invariants)
-	vo := mode.VMOptions(vm.Options{Granularity: gran})
+	vo := mode.VMOptions(vm.Options{Granularity: gran, DeadLocals: *cf.deadLocals})
 	mk := func() (*machineSet, error) {
 		newMachineMu.Lock()
 		defer newMachineMu.Unlock()

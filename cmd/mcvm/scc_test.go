@@ -197,6 +197,40 @@ func TestVerifyCertify_reduced(t *testing.T) {
 	}
 }
 
+// TestVerifyCertify_deadLocals: verify --dead-locals writes a script that
+// certify --dead-locals follows with check --dead-locals's figures, whole,
+// in tasks and trustful; without the flag on one side the certifier
+// refuses it, saying what to give.
+func TestVerifyCertify_deadLocals(t *testing.T) {
+	dir := t.TempDir()
+	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
+	bb := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", "-D", "ITEMS=2", "-D", "BUG=0", "../../benchmarks/models/boundedbuffer.mcasm"}
+	for _, mode := range []string{"none", "all"} {
+		cs, ct := figuresOf(t, append([]string{"check", "--continue", "--dead-locals", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...)
+		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...); ps == cs {
+			t.Errorf("por=%s: --dead-locals changes nothing here: the test needs a model it reduces", mode)
+		}
+		figuresOf(t, append([]string{"verify", "--continue", "--dead-locals", "--por", mode, "--script", script}, bb...)...)
+		figuresOf(t, append([]string{"verify", "--continue", "--dead-locals", "--por", mode, "--trustful-script", trust}, bb...)...)
+		for _, extra := range [][]string{{"--script", script}, {"--script", script, "--tasks", "5", "--jobs", "2"}, {"--trustful", "--script", trust}} {
+			args := append(append([]string{"certify", "--continue", "--dead-locals", "--por", mode}, extra...), bb...)
+			s, tr := figuresOf(t, args...)
+			if s != cs || (tr != ct && extra[0] != "--trustful") {
+				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+			}
+		}
+		args := append([]string{"certify", "--continue", "--por", mode, "--script", script}, bb...)
+		if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "give --dead-locals") {
+			t.Errorf("mcvm %s: exit %d, want %d and \"give --dead-locals\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
+		}
+	}
+	figuresOf(t, append([]string{"verify", "--continue", "--script", script}, bb...)...)
+	args := append([]string{"certify", "--continue", "--dead-locals", "--script", script}, bb...)
+	if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "drop --dead-locals") {
+		t.Errorf("mcvm %s: exit %d, want %d and \"drop --dead-locals\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
+	}
+}
+
 func TestCertify_extraProperties(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "s")
 	if code, _, errs := runMain("verify", "--por", "none", "--script", script, invOK); code != exitOK {
