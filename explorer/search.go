@@ -500,6 +500,7 @@ type search struct {
 	perm  []int32
 	moved bool
 	twins []int32 // scratch of dropTwins
+	keep  []bool  // scratch of dropTwins
 
 	proviso Proviso
 	// chaining: Options.Chain applies; chain: the chained transitions of
@@ -883,46 +884,17 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 // transitions but not its twin's keeps them); it returns the new end.
 // Threads from 64 on are never dropped.
 func (s *search) dropTwins(start, end int) int {
-	s.twins = s.m.Twins(s.twins)
-	var inSet, inAll uint64 // the threads with transitions in s.trans[start:end], s.trans[start:]
-	for i := start; i < len(s.trans); i++ {
-		if t := s.trans[i].Thread; t < 64 {
-			inAll |= 1 << t
-			if i < end {
-				inSet |= 1 << t
-			}
-		}
-	}
+	s.twins, s.keep = KeptByTwins(s.m, s.trans[start:], end-start, s.twins, s.keep)
 	k, newEnd := start, end
-	cur, woken := int32(-1), uint64(0) // the twin classes the current thread's choices wake
 	for i := start; i < len(s.trans); i++ {
 		if i == end {
 			newEnd = k
-			cur = -1
 		}
-		tr := s.trans[i]
-		have := inAll
-		if i < end {
-			have = inSet
-		}
-		if r := s.twins[tr.Thread]; r != tr.Thread && tr.Thread < 64 && have&(1<<r) != 0 {
+		if !s.keep[i-start] {
 			s.stats.Twins++
 			continue
 		}
-		if tr.Thread != cur {
-			cur, woken = tr.Thread, 0
-		}
-		if w := s.m.Woken(tr); w >= 0 && s.twins[w] < 64 {
-			// A notify choosing among waiters: waking a twin of a waiter
-			// an earlier choice wakes leads to a renaming of its state.
-			b := uint64(1) << s.twins[w]
-			if woken&b != 0 {
-				s.stats.Twins++
-				continue
-			}
-			woken |= b
-		}
-		s.trans[k] = tr
+		s.trans[k] = s.trans[i]
 		k++
 	}
 	if end == len(s.trans) {
@@ -930,6 +902,57 @@ func (s *search) dropTwins(start, end int) int {
 	}
 	s.trans = s.trans[:k]
 	return newEnd
+}
+
+// KeptByTwins says which of a state's enabled transitions trans, the
+// persistent set trans[:end] first, thread symmetry reduction explores
+// (Options.Symmetry): keep[i] is false for a transition of a thread whose
+// twin (vm.Machine.Twins, the lowest of its class) has transitions too,
+// within the persistent set for one in it, and for a notify whose waiter
+// is a twin of one an earlier choice of the same thread wakes. Both the
+// search and a certifier of its script (package scc) decide by it. twins
+// and keep are scratch, returned grown.
+func KeptByTwins(m *vm.Machine, trans []vm.Trans, end int, twins []int32, keep []bool) ([]int32, []bool) {
+	twins = m.Twins(twins)
+	keep = keep[:0]
+	var inSet, inAll uint64 // the threads with transitions in trans[:end], trans
+	for i, tr := range trans {
+		if t := tr.Thread; t < 64 {
+			inAll |= 1 << t
+			if i < end {
+				inSet |= 1 << t
+			}
+		}
+	}
+	cur, woken := int32(-1), uint64(0) // the twin classes the current thread's choices wake
+	for i, tr := range trans {
+		if i == end {
+			cur = -1
+		}
+		have := inAll
+		if i < end {
+			have = inSet
+		}
+		if r := twins[tr.Thread]; r != tr.Thread && tr.Thread < 64 && have&(1<<r) != 0 {
+			keep = append(keep, false)
+			continue
+		}
+		if tr.Thread != cur {
+			cur, woken = tr.Thread, 0
+		}
+		if w := m.Woken(tr); w >= 0 && twins[w] < 64 {
+			// A notify choosing among waiters: waking a twin of a waiter
+			// an earlier choice wakes leads to a renaming of its state.
+			b := uint64(1) << twins[w]
+			if woken&b != 0 {
+				keep = append(keep, false)
+				continue
+			}
+			woken |= b
+		}
+		keep = append(keep, true)
+	}
+	return twins, keep
 }
 
 // threadBit is thread t's bit in a sleep set (none from thread 63 on).

@@ -209,6 +209,17 @@ func ReadTrail(name string, data []byte) (*Trail, error) {
 	return t, nil
 }
 
+// ConcretePath is concretePath for a path found elsewhere with the
+// threads sorted after every transition (a certifier of a script written
+// with Options.Symmetry): it replays the path on a fresh machine like m.
+func ConcretePath(m *vm.Machine, path []vm.Trans, f *vm.Fault) []vm.Trans {
+	r, err := vm.New(m.Program(), m.Options())
+	if err != nil {
+		return path
+	}
+	return concretePath(r, path, f)
+}
+
 // concretePath rewrites path, found with Options.Symmetry (its thread ids
 // are those of states whose threads were put in canonical order after
 // every transition), into the thread ids and choices of a plain run of the

@@ -56,6 +56,12 @@ type Options struct {
 	// reduced graph keeps only the properties the reduction was made for.
 	Reducer explorer.Reducer
 	POR     string
+	// Symmetry is thread symmetry reduction, as the script's search
+	// applied it (explorer.Options.Symmetry, header symmetry "threads"):
+	// the threads are put in canonical order after every transition, and
+	// a state need not explore the transitions of twin threads
+	// (explorer.KeptByTwins). Only for programs without vm.ThreadIDUse.
+	Symmetry bool
 }
 
 // NextInvariant is an invariant over consecutive states: in every
@@ -100,6 +106,10 @@ type certifier struct {
 	trans  []vm.Trans
 	where  []int32 // per transition: method, pc
 	done   []bool
+	need   []bool // per transition: explored in a full expansion (false: a twin's, Options.Symmetry)
+	perm   []int32 // scratch of SortThreads
+	twins  []int32 // scratch of explorer.KeptByTwins
+	keep   []bool  // scratch of explorer.KeptByTwins
 	snaps  []*vm.Snapshot
 	loaded int // the stack level whose state the machine holds, or -1
 	enc    []byte
@@ -149,7 +159,12 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	if opts.Reducer != nil && (opts.Extra != nil || len(opts.Next) > 0) {
 		return nil, fmt.Errorf("extra invariants need a script of the unreduced search (verify and certify with --por none): partial-order reduction keeps only the states the program's own properties need")
 	}
-	if err := s.Match(digest, m.Options().Granularity.String(), por, m.Options().DeadLocals); err != nil {
+	if opts.Symmetry {
+		if _, _, found := vm.ThreadIDUse(m.Program()); found {
+			return nil, fmt.Errorf("symmetry reduction needs a program that never reads a thread's id")
+		}
+	}
+	if err := s.Match(digest, m.Options().Granularity.String(), por, m.Options().DeadLocals, opts.Symmetry); err != nil {
 		return nil, err
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}
@@ -172,6 +187,11 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	err := c.run()
 	st := &c.res.Stats
 	st.Elapsed = time.Since(c.start)
+	if opts.Symmetry && c.res.Fault != nil {
+		// The path's thread ids are those of the sorted states: rewrite
+		// them into a plain run's, as the search does, so it replays.
+		c.res.Path = explorer.ConcretePath(m, c.res.Path, c.res.Fault)
+	}
 	switch {
 	case c.res.Fault != nil:
 		c.res.Verdict = explorer.VerdictOf(c.res.Fault.Kind)
@@ -366,6 +386,10 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 		meth, pc := c.m.Where(c.trans[i].Thread)
 		c.where = append(c.where, meth, pc)
 		c.done = append(c.done, false)
+		c.need = append(c.need, true)
+	}
+	if c.opts.Symmetry && !c.trust && top.end-start >= 2 {
+		c.dropTwins(top)
 	}
 	top.left = top.req - start
 	c.loaded = level
@@ -435,12 +459,47 @@ func (c *certifier) isOnStack(id int32) bool {
 // transitions, as the stack proviso asks.
 func (c *certifier) expandFully(top *frame) {
 	for i := top.req; i < top.end; i++ {
-		if !c.done[i] {
+		if !c.done[i] && c.need[i] {
 			top.left++
 		}
 	}
 	top.req = top.end
 	c.res.Stats.Provisos++
+}
+
+// step executes tr and, with Options.Symmetry, puts the threads of the
+// state reached in canonical order, as the script's search did.
+func (c *certifier) step(tr vm.Trans) *vm.Fault {
+	f := c.m.Step(tr)
+	if f == nil && c.opts.Symmetry {
+		c.perm, _ = c.m.SortThreads(c.perm)
+	}
+	return f
+}
+
+// dropTwins marks the transitions of top that symmetry reduction need not
+// explore (explorer.KeptByTwins, as the search decided) as not needed, and
+// moves those of the required set after the others in it, so that the
+// required set is top.trans[start:req] again. They stay enabled: a script
+// may still explore them.
+func (c *certifier) dropTwins(top *frame) {
+	start, req, end := top.start, top.req, top.end
+	c.twins, c.keep = explorer.KeptByTwins(c.m, c.trans[start:end], int(req-start), c.twins, c.keep)
+	k := start
+	for i := start; i < end; i++ {
+		c.need[i] = c.keep[i-start]
+	}
+	// Stable partition of the required set: kept transitions first.
+	for i := start; i < req; i++ {
+		if c.need[i] {
+			c.trans[k], c.trans[i] = c.trans[i], c.trans[k]
+			c.where[2*k], c.where[2*i] = c.where[2*i], c.where[2*k]
+			c.where[2*k+1], c.where[2*i+1] = c.where[2*i+1], c.where[2*k+1]
+			c.need[k], c.need[i] = c.need[i], c.need[k]
+			k++
+		}
+	}
+	top.req = k
 }
 
 func deadlockFault() *vm.Fault {
@@ -510,7 +569,7 @@ func (c *certifier) run() (err error) {
 			if !ok {
 				return discrepancy(NotEnabled, -1, "init path entry %d: %s is not a transition of state %d", i, c.describe(tr, e.Instr), c.prevInit(init, i))
 			}
-			if f := m.Step(tr); f != nil {
+			if f := c.step(tr); f != nil {
 				return discrepancy(FaultMismatch, -1, "init path entry %d: %s faults (%s)", i, c.describe(tr, e.Instr), f.Msg)
 			}
 			c.initPath = append(c.initPath, tr)
@@ -664,7 +723,7 @@ func (c *certifier) follow(e *Entry) error {
 	if e.Op == OpBacktrack {
 		if top.left > 0 && !c.trust {
 			for i := top.start; i < top.req; i++ {
-				if !c.done[i] {
+				if !c.done[i] && c.need[i] {
 					return discrepancy(Unexplored, pos, "backtrack from state %d, which has %d unexplored transitions (e.g. %s)",
 						top.id, top.left, c.describe(c.trans[i], c.instrAt(c.where[2*i], c.where[2*i+1])))
 				}
@@ -681,7 +740,7 @@ func (c *certifier) follow(e *Entry) error {
 			}
 		}
 		c.setOnStack(top.id, false)
-		c.trans, c.done, c.where = c.trans[:top.start], c.done[:top.start], c.where[:2*top.start]
+		c.trans, c.done, c.need, c.where = c.trans[:top.start], c.done[:top.start], c.need[:top.start], c.where[:2*top.start]
 		c.stack = c.stack[:level]
 		if c.loaded >= level {
 			c.loaded = -1
@@ -710,7 +769,7 @@ func (c *certifier) follow(e *Entry) error {
 		return discrepancy(Duplicate, pos, "%s from state %d was explored already", c.describe(tr, e.Instr), top.id)
 	}
 	c.done[j] = true
-	if j < top.req {
+	if j < top.req && c.need[j] {
 		top.left--
 	}
 	if c.loaded != level {
@@ -721,7 +780,7 @@ func (c *certifier) follow(e *Entry) error {
 		c.m.MarkInvariantsChecked() // a state on the stack was checked when entered
 	}
 	c.loaded = -1
-	f := c.m.Step(tr)
+	f := c.step(tr)
 	c.res.Stats.Transitions++
 	c.res.Stats.Instructions += int64(c.m.Executed())
 	if f != nil {

@@ -87,6 +87,10 @@ const (
 	KindTrustfulTask = 'Q' // one task of a partitioned trustful script
 )
 
+// SymmetryThreads is the header's symmetry for thread symmetry reduction
+// (verify --symmetry); "none" without.
+const SymmetryThreads = "threads"
+
 // Header flags.
 const (
 	FlagComplete   = 1 << iota // the search ended by itself, not stopped at its first error
@@ -134,7 +138,7 @@ type Header struct {
 	Digest      uint64 // bytecode.Digest of the program
 	Granularity string // vm granularity: "transition" or "instruction"
 	POR         string // partial-order reduction: "none", or mode/proviso ("all/stack")
-	Symmetry    string // symmetry reduction ("none")
+	Symmetry    string // symmetry reduction: "none" or SymmetryThreads
 	Flags       uint64
 	Verdict     string // the verification's verdict
 	States      int64  // states the verification stored
@@ -202,9 +206,10 @@ var ErrMismatch = errors.New("script does not match")
 // Match checks that the script belongs to a program with digest and to
 // exploration with the given granularity and partial-order reduction (its
 // header name: "none", or the mode and the proviso, "all/stack"; see
-// Options.POR), and with or without dead variable reduction. Symmetry
-// reduction is never recorded: verify does not take it.
-func (h *Header) Match(digest uint64, granularity, por string, deadLocals bool) error {
+// Options.POR), with or without dead variable reduction, and with or
+// without thread symmetry reduction (the header's symmetry "threads" or
+// "none").
+func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symmetry bool) error {
 	if h.Digest != digest {
 		return fmt.Errorf("%w: it was written for another program (digest %016x, this program has %016x): were the same model and -D values given?", ErrMismatch, h.Digest, digest)
 	}
@@ -215,8 +220,13 @@ func (h *Header) Match(digest uint64, granularity, por string, deadLocals bool) 
 		mode, _, _ := strings.Cut(h.POR, "/")
 		return fmt.Errorf("%w: it was written with partial-order reduction %q, and this certifier applies %q: give --por %s", ErrMismatch, h.POR, por, mode)
 	}
-	if h.Symmetry != "none" {
-		return fmt.Errorf("%w: it was written with symmetry reduction %q, which this certifier does not apply", ErrMismatch, h.Symmetry)
+	switch {
+	case h.Symmetry == SymmetryThreads && !symmetry:
+		return fmt.Errorf("%w: it was written with thread symmetry reduction: give --symmetry", ErrMismatch)
+	case h.Symmetry == "none" && symmetry:
+		return fmt.Errorf("%w: it was written without symmetry reduction: drop --symmetry", ErrMismatch)
+	case h.Symmetry != "none" && h.Symmetry != SymmetryThreads:
+		return fmt.Errorf("%w: it was written with symmetry reduction %q, which this certifier does not know", ErrMismatch, h.Symmetry)
 	}
 	if h.DeadLocals() != deadLocals {
 		if h.DeadLocals() {

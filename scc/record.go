@@ -173,8 +173,8 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	switch {
 	case (opts.Reducer == nil) != (por == "none"):
 		return nil, nil, fmt.Errorf("internal error: reduction %q with reducer %v", por, opts.Reducer != nil)
-	case opts.Chain || opts.Sleep || opts.Dynamic != nil || opts.Symmetry:
-		return nil, nil, fmt.Errorf("search scripts do not record chains, sleep sets, dynamic reduction or symmetry")
+	case opts.Chain || opts.Sleep || opts.Dynamic != nil:
+		return nil, nil, fmt.Errorf("search scripts do not record chains, sleep sets or dynamic reduction")
 	case opts.Reducer != nil && (opts.Proviso.Resolve(opts.Order) != explorer.ProvisoStack || opts.MaxDepth > 0):
 		return nil, nil, fmt.Errorf("a reduced search script needs the stack proviso and no --max-depth")
 	}
@@ -191,6 +191,9 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	}
 	if m.Options().DeadLocals {
 		s.Flags |= FlagDeadLocals
+	}
+	if opts.Symmetry {
+		s.Symmetry = SymmetryThreads
 	}
 	return res, s, nil
 }

@@ -176,6 +176,7 @@ type tamperCase struct {
 	want    *graph
 	verdict string
 	red     *reduction // the script's reduction, if any
+	sym     bool       // the script's search applied thread symmetry reduction
 }
 
 // mutate applies every mutation at every step-th entry of the script
@@ -219,6 +220,7 @@ func (tc *tamperCase) check(t *testing.T, name string, data []byte, allow kinds)
 	if tc.red != nil {
 		o, m = tc.red.options(tc.p, o), tc.red.machine(t, tc.p, tc.g)
 	}
+	o.Symmetry = tc.sym
 	s, err := scc.Read(data)
 	var res *scc.Result
 	if err == nil {

@@ -65,10 +65,20 @@ func (f *reductionFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.chain, "chain", true, "do not store a state whose search would explore a single transition (the only one enabled, or a singleton persistent set): run that transition at once as part of the one that reached it, checking the state's invariants; a chain stores the state after its ninth backward jump, so every cycle keeps a stored state. Fewer states stored, the same errors and end states. On by default wherever it applies: depth-first search, the stack proviso, a reduction without dpor and no --max-depth (an explicit --chain with anything else is an error); --chain=false stores every state the reduction explores. Counterexamples list every transition")
 	fs.BoolVar(&f.sleep, "sleep", true, "sleep sets (Godefroid): once a state's transition of one thread has been explored, that thread sleeps in the states its later siblings reach until a dependent transition runs, and its transitions are not explored there (the states they lead to are reached the other way round); a revisit with fewer threads asleep explores the ones woken. Fewer transitions, the same states, errors and end states, 8 bytes per stored state. On by default wherever chains apply (whether or not --chain is on) with an exact store (not --hash-compact or --bitstate); with dpor only when given (there they also cut states on most models, but double dining philosophers'); an explicit --sleep elsewhere (breadth-first search, --max-depth, --por none, a lossy store) is an error, --sleep=false turns them off")
 	fs.BoolVar(&f.sii, "sii", true, "with dpor: at a revisit of a state the search has left, take what each thread may access below it from the state's summarised interleaving information (the accesses seen below it, kept collapsed for every state; MoonWalker section 6) instead of the static analysis of what it can still do; --sii=false uses the static analysis at every revisit (no memory per state)")
-	fs.BoolVar(&f.symmetry, "symmetry", false, "thread symmetry reduction: after every transition the threads are put in a canonical order (sorted by what each holds: its frames, values, status and monitors), so states that differ only in which thread is which are stored once; identical workers (producers, consumers, readers) then cost one ordering instead of all. Sound for programs that never read a thread's id (tid, Thread.id), which is checked; not with dpor. Off by default: the sorting costs time in every state, and it pays only where threads are alike. Counterexamples are given with the thread ids of a plain run")
+	fs.BoolVar(&f.symmetry, "symmetry", false, symmetryUsage)
 	fs.BoolVar(&f.deadLocals, "dead-locals", false, deadLocalsUsage)
 	fs.StringVar(&f.gc, "gc", "mark-sweep", "garbage collector of the active heap: depth-first search frees the objects no thread or static reaches in every state it expands, and reuses their places, so the heap and the snapshots that copy it stay as small as the live objects. mark-sweep: the canonical encoding's traversal is the mark, so it costs one look at each object; memoised: MoonWalker's memoised collector (depths kept from state to state and updated where the heap changed, Ramalingam-Reps); none: never free (the canonical encoding leaves garbage out all the same). The same states, counts and traces with each. Breadth-first search and dpor never collect (an explicit --gc there is an error)")
 	f.fs = fs
+}
+
+const symmetryUsage = "thread symmetry reduction: after every transition the threads are put in a canonical order (sorted by what each holds: its frames, values, status and monitors), so states that differ only in which thread is which are stored once; identical workers (producers, consumers, readers) then cost one ordering instead of all. Sound for programs that never read a thread's id (tid, Thread.id), which is checked; not with dpor. Off by default: the sorting costs time in every state, and it pays only where threads are alike. Counterexamples are given with the thread ids of a plain run"
+
+// checkSymmetry refuses --symmetry for a program that reads a thread's id.
+func checkSymmetry(p *bytecode.Program) error {
+	if mi, pc, found := vm.ThreadIDUse(p); found {
+		return fmt.Errorf("--symmetry: the program reads a thread's id (%s at %s), so renaming threads could change what it does", bytecode.FormatInstr(p, p.Methods[mi].Code[pc]), p.PosString(p.InstrPos(mi, pc)))
+	}
+	return nil
 }
 
 const deadLocalsUsage = "dead variable reduction (SPIN's dead variable elimination): after every transition the locals that no path reads again before writing them are set to 0, so states that differ only in such values are one; the same errors and end states. Off by default so that state counts stay comparable with Java PathFinder's, which keeps dead locals"
@@ -129,8 +139,8 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		eo.Sleep = why == nil && (mode&por.DPOR == 0 || f.explicit("sleep"))
 	}
 	if f.symmetry {
-		if mi, pc, found := vm.ThreadIDUse(p); found {
-			return vo, 0, fmt.Errorf("--symmetry: the program reads a thread's id (%s at %s), so renaming threads could change what it does", bytecode.FormatInstr(p, p.Methods[mi].Code[pc]), p.PosString(p.InstrPos(mi, pc)))
+		if err := checkSymmetry(p); err != nil {
+			return vo, 0, err
 		}
 		if mode&por.DPOR != 0 {
 			return vo, 0, fmt.Errorf("--symmetry does not combine with dpor (its races follow threads along the search stack)")

@@ -136,6 +136,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage+" (the script is the same; a script needs the exact store's state IDs, so there is no --hash-compact or --bitstate)")
 	gcName := fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check: mark-sweep, memoised or none (the script is the same with each)")
 	dead := fs.Bool("dead-locals", false, deadLocalsUsage+" (the script's header says so, and certify must be given it too)")
+	sym := fs.Bool("symmetry", false, symmetryUsage+" (the script's header says so, and certify must be given it too)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -183,6 +184,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if mode != por.None {
 		opts.Reducer, opts.Proviso = por.New(p, mode), explorer.ProvisoStack
 		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
+	}
+	if *sym {
+		if err := checkSymmetry(p); err != nil {
+			return fail(stderr, "verify", err)
+		}
+		opts.Symmetry = true
 	}
 	start := time.Now()
 	res, s, err := scc.Verify(m, opts, *trustful != "", porName)
@@ -240,7 +247,7 @@ type certifyFlags struct {
 	script, task, fpOut *string
 	tasks, jobs         *int
 	trustful, forget    *bool
-	deadLocals          *bool
+	deadLocals, sym     *bool
 	invariants, props   *[]string
 	nextInv             *[]string
 }
@@ -263,6 +270,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	cf.props = fs.StringArray("properties", nil, "link this .mcasm `FILE` of property methods (classes without statics) into the program (repeatable)")
 	cf.nextInv = fs.StringArray("next-invariant", nil, "an invariant over consecutive states `PRE:POST`, both CLASS.METHOD (repeatable)")
 	cf.deadLocals = fs.Bool("dead-locals", false, "the script was written with verify --dead-locals: "+deadLocalsUsage)
+	cf.sym = fs.Bool("symmetry", false, "the script was written with verify --symmetry: "+symmetryUsage)
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -328,7 +336,12 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "certify", err)
 	}
 	digest := bytecode.Digest(base)
-	if err := s.Match(digest, gran.String(), porName, *cf.deadLocals); err != nil {
+	if *cf.sym {
+		if err := checkSymmetry(base); err != nil {
+			return fail(stderr, "certify", err)
+		}
+	}
+	if err := s.Match(digest, gran.String(), porName, *cf.deadLocals, *cf.sym); err != nil {
 		return fail(stderr, "certify", fmt.Errorf("%s: %w", file, err))
 	}
 	mk, err := cf.machines(&sf, model, base, gran, mode)
@@ -340,7 +353,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "certify", err)
 	}
 	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth,
-		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest, POR: porName}
+		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest, POR: porName, Symmetry: *cf.sym}
 	if mode != por.None {
 		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
 	}

@@ -231,6 +231,39 @@ func TestVerifyCertify_deadLocals(t *testing.T) {
 	}
 }
 
+// TestVerifyCertify_symmetry: verify --symmetry writes a script that
+// certify --symmetry follows with check --symmetry's figures (without
+// chains and sleep sets), whole, in tasks and trustful; without the flag
+// the certifier refuses it, saying what to give.
+func TestVerifyCertify_symmetry(t *testing.T) {
+	dir := t.TempDir()
+	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
+	bb := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=1", "-D", "ITEMS=0", "../../benchmarks/models/boundedbuffer.mcasm"}
+	for _, mode := range []string{"none", "all"} {
+		cs, ct := figuresOf(t, append([]string{"check", "--continue", "--symmetry", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...)
+		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...); ps == cs {
+			t.Errorf("por=%s: --symmetry changes nothing here: the test needs a model it reduces", mode)
+		}
+		figuresOf(t, append([]string{"verify", "--continue", "--symmetry", "--por", mode, "--script", script}, bb...)...)
+		figuresOf(t, append([]string{"verify", "--continue", "--symmetry", "--por", mode, "--trustful-script", trust}, bb...)...)
+		for _, extra := range [][]string{{"--script", script}, {"--script", script, "--tasks", "5", "--jobs", "2"}, {"--trustful", "--script", trust}} {
+			args := append(append([]string{"certify", "--continue", "--symmetry", "--por", mode}, extra...), bb...)
+			s, tr := figuresOf(t, args...)
+			if s != cs || (tr != ct && extra[0] != "--trustful") {
+				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+			}
+		}
+		args := append([]string{"certify", "--continue", "--por", mode, "--script", script}, bb...)
+		if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "give --symmetry") {
+			t.Errorf("mcvm %s: exit %d, want %d and \"give --symmetry\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
+		}
+	}
+	args := []string{"verify", "--symmetry", "--script", script, "../../testdata/conformance/notify_choice.mcasm"}
+	if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "reads a thread's id") {
+		t.Errorf("mcvm %s: exit %d, want %d and \"reads a thread's id\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
+	}
+}
+
 func TestCertify_extraProperties(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "s")
 	if code, _, errs := runMain("verify", "--por", "none", "--script", script, invOK); code != exitOK {
