@@ -106,7 +106,7 @@ type certifier struct {
 	trans  []vm.Trans
 	where  []int32 // per transition: method, pc
 	done   []bool
-	need   []bool // per transition: explored in a full expansion (false: a twin's, Options.Symmetry)
+	need   []bool  // per transition: explored in a full expansion (false: a twin's, Options.Symmetry)
 	perm   []int32 // scratch of SortThreads
 	twins  []int32 // scratch of explorer.KeptByTwins
 	keep   []bool  // scratch of explorer.KeptByTwins
