@@ -44,6 +44,10 @@ func FuzzRead(f *testing.F) {
 	if _, ds, err := scc.Verify(dm, explorer.Options{Continue: true}, false, "none"); err == nil {
 		f.Add(scc.Encode(ds)) // a dead-locals header: refused by the certifier below
 	}
+	sm, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+	if _, ss, err := scc.Verify(sm, explorer.Options{Continue: true, Symmetry: true}, false, "none"); err == nil {
+		f.Add(scc.Encode(ss)) // a symmetry header: refused by the certifier below
+	}
 	f.Add([]byte("MCVMSCC\n"))
 	// certify certifies with the reduction the header names.
 	certify := func(s *scc.Script, o scc.Options) (*scc.Result, error) {

@@ -121,7 +121,8 @@ script is compressed with zstd and carries the program's digest and the
 options that shape the state space; see docs/scc-format.md. The search is
 reduced by --por (all by default, as for check) with the stack proviso,
 but without chains and sleep sets, which a certifier could not check: its
-figures are check's with --chain=false --sleep=false. A search cut off by a
+figures are check's with --chain=false --sleep=false. --dead-locals and
+--symmetry apply as for check and are recorded in the header. A search cut off by a
 limit writes no script. Prints check's summary plus the script's figures.
 Exit codes as check.`
 
@@ -230,7 +231,9 @@ certified, 1 property violated, 2 discrepancy or bad input, 3 limit.
 
 --por must be the one the script was written with (all by default): the
 certifier computes each state's persistent set itself and requires it
-explored, and all transitions where the stack proviso asks.
+explored, and all transitions where the stack proviso asks. Likewise
+--dead-locals and --symmetry: give them exactly when verify was given
+them (the script's header says which; a mismatch is refused up front).
 
 Extra properties, which the producer need not have checked: --invariant
 CLASS.METHOD (a static method returning nonzero in every state), from the
