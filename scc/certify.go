@@ -489,7 +489,7 @@ func (c *certifier) dropTwins(top *frame) {
 	for i := start; i < end; i++ {
 		c.need[i] = c.keep[i-start]
 	}
-	// Stable partition of the required set: kept transitions first.
+	// Partition the required set: kept transitions first, in their order.
 	for i := start; i < req; i++ {
 		if c.need[i] {
 			c.trans[k], c.trans[i] = c.trans[i], c.trans[k]
