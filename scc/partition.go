@@ -145,7 +145,7 @@ func Split(s *Script, k int) (*Partition, error) {
 		t.Kind, t.Task, t.Tasks, t.Root = kind, ti+1, len(regions), rg.root
 		var chain []Entry
 		for a := rg.root; a > 0; a = sc.parent[a] {
-			chain = append(chain, newEntries[a])
+			chain = append(chain, newEntries.entries[newEntries.pos[a]])
 		}
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
@@ -499,37 +499,53 @@ func (sc *scan) decode(spans []span, f func(i int, e *Entry) bool) error {
 
 // chains decodes the entries that introduce the states of the init paths
 // to roots, in one pass over the script.
-func (sc *scan) chains(roots []int32) (map[int32]Entry, error) {
-	need := map[int32]bool{}
+func (sc *scan) chains(roots []int32) (*chainEntries, error) {
+	n := len(sc.newAt)
+	ce := &chainEntries{pos: make([]int32, n)}
+	for i := range ce.pos {
+		ce.pos[i] = -1
+	}
+	// Mark the ancestors (pos 0 for now), then number them in ID order.
 	for _, r := range roots {
-		for a := r; a > 0 && !need[a]; a = sc.parent[a] {
-			need[a] = true
+		for a := r; a > 0 && ce.pos[a] < 0; a = sc.parent[a] {
+			ce.pos[a] = 0
 		}
 	}
-	ids := make([]int32, 0, len(need))
-	for id := range need {
-		ids = append(ids, id)
+	var spans []span
+	for id := 1; id < n; id++ {
+		if ce.pos[id] == 0 {
+			ce.pos[id] = int32(len(spans))
+			spans = append(spans, span{sc.newAt[id], sc.newAt[id] + 1})
+		}
 	}
-	slices.Sort(ids)
-	spans := make([]span, len(ids))
-	for i, id := range ids {
-		spans[i] = span{sc.newAt[id], sc.newAt[id] + 1}
-	}
-	out := make(map[int32]Entry, len(ids))
+	ce.entries = make([]Entry, len(spans))
+	got := make([]bool, len(spans))
+	k := 0 // spans are decoded in order, one entry each
 	err := sc.decode(spans, func(i int, e *Entry) bool {
-		if e.Op == OpNew {
+		for k < len(spans) && spans[k].lo < i {
+			k++
+		}
+		if k < len(spans) && spans[k].lo == i && e.Op == OpNew {
 			x := *e
 			x.Last = false
-			out[x.ID] = x
+			ce.entries[k], got[k] = x, true
 		}
 		return true
 	})
-	for _, id := range ids {
-		if e, ok := out[id]; err == nil && (!ok || e.ID != id) {
+	for id := 1; id < n && err == nil; id++ {
+		if j := ce.pos[id]; j >= 0 && (!got[j] || ce.entries[j].ID != int32(id)) {
 			err = corrupt(int64(sc.newAt[id]), "the entry introducing state %d does not decode again", id)
 		}
 	}
-	return out, err
+	return ce, err
+}
+
+// chainEntries are the entries introducing the ancestors of some states:
+// the entry introducing state id is entries[pos[id]] (pos[id] is -1 for
+// the others).
+type chainEntries struct {
+	pos     []int32
+	entries []Entry
 }
 
 // taskView is a task's entries: ranges of the whole script's, of which
