@@ -190,78 +190,61 @@ func TestVerifyCertify_reduced(t *testing.T) {
 		{[]string{"verify", "--por", "dpor", "--script", script}, "not dynamic reduction"},
 		{[]string{"verify", "--max-depth", "10", "--script", script}, "--max-depth needs --por none"},
 	} {
-		args := append(tc.args, bb...)
-		if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, tc.want) {
-			t.Errorf("mcvm %s: exit %d, want %d and %q:\n%s%s", strings.Join(args, " "), code, exitUsage, tc.want, out, errs)
-		}
+		wantUsage(t, append(tc.args, bb...), tc.want)
 	}
 }
 
-// TestVerifyCertify_deadLocals: verify --dead-locals writes a script that
-// certify --dead-locals follows with check --dead-locals's figures, whole,
-// in tasks and trustful; without the flag on one side the certifier
-// refuses it, saying what to give.
+// verifyCertifyWith checks that verify FLAG writes a script that certify
+// FLAG follows with check FLAG's figures (without chains and sleep sets),
+// whole, in tasks and trustful, unreduced and with the default reduction;
+// that FLAG changes the figures of model; and that certify without FLAG
+// refuses the script, saying "give FLAG". It returns the script's path.
+func verifyCertifyWith(t *testing.T, flag string, model []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
+	for _, mode := range []string{"none", "all"} {
+		cs, ct := figuresOf(t, append([]string{"check", "--continue", flag, "--por", mode, "--chain=false", "--sleep=false"}, model...)...)
+		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, model...)...); ps == cs {
+			t.Errorf("por=%s: %s changes nothing here: the test needs a model it reduces", mode, flag)
+		}
+		figuresOf(t, append([]string{"verify", "--continue", flag, "--por", mode, "--script", script}, model...)...)
+		figuresOf(t, append([]string{"verify", "--continue", flag, "--por", mode, "--trustful-script", trust}, model...)...)
+		for _, extra := range [][]string{{"--script", script}, {"--script", script, "--tasks", "5", "--jobs", "2"}, {"--trustful", "--script", trust}} {
+			args := append(append([]string{"certify", "--continue", flag, "--por", mode}, extra...), model...)
+			s, tr := figuresOf(t, args...)
+			if s != cs || (tr != ct && extra[0] != "--trustful") {
+				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+			}
+		}
+		wantUsage(t, append([]string{"certify", "--continue", "--por", mode, "--script", script}, model...), "give "+flag)
+	}
+	return script
+}
+
+// wantUsage runs mcvm with args and requires a usage error saying want.
+func wantUsage(t *testing.T, args []string, want string) {
+	t.Helper()
+	if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, want) {
+		t.Errorf("mcvm %s: exit %d, want %d and %q:\n%s%s", strings.Join(args, " "), code, exitUsage, want, out, errs)
+	}
+}
+
+// TestVerifyCertify_deadLocals: verifyCertifyWith --dead-locals; and a
+// script written without it is refused by certify --dead-locals.
 func TestVerifyCertify_deadLocals(t *testing.T) {
-	dir := t.TempDir()
-	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
 	bb := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", "-D", "ITEMS=2", "-D", "BUG=0", "../../benchmarks/models/boundedbuffer.mcasm"}
-	for _, mode := range []string{"none", "all"} {
-		cs, ct := figuresOf(t, append([]string{"check", "--continue", "--dead-locals", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...)
-		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...); ps == cs {
-			t.Errorf("por=%s: --dead-locals changes nothing here: the test needs a model it reduces", mode)
-		}
-		figuresOf(t, append([]string{"verify", "--continue", "--dead-locals", "--por", mode, "--script", script}, bb...)...)
-		figuresOf(t, append([]string{"verify", "--continue", "--dead-locals", "--por", mode, "--trustful-script", trust}, bb...)...)
-		for _, extra := range [][]string{{"--script", script}, {"--script", script, "--tasks", "5", "--jobs", "2"}, {"--trustful", "--script", trust}} {
-			args := append(append([]string{"certify", "--continue", "--dead-locals", "--por", mode}, extra...), bb...)
-			s, tr := figuresOf(t, args...)
-			if s != cs || (tr != ct && extra[0] != "--trustful") {
-				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
-			}
-		}
-		args := append([]string{"certify", "--continue", "--por", mode, "--script", script}, bb...)
-		if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "give --dead-locals") {
-			t.Errorf("mcvm %s: exit %d, want %d and \"give --dead-locals\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
-		}
-	}
+	script := verifyCertifyWith(t, "--dead-locals", bb)
 	figuresOf(t, append([]string{"verify", "--continue", "--script", script}, bb...)...)
-	args := append([]string{"certify", "--continue", "--dead-locals", "--script", script}, bb...)
-	if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "drop --dead-locals") {
-		t.Errorf("mcvm %s: exit %d, want %d and \"drop --dead-locals\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
-	}
+	wantUsage(t, append([]string{"certify", "--continue", "--dead-locals", "--script", script}, bb...), "drop --dead-locals")
 }
 
-// TestVerifyCertify_symmetry: verify --symmetry writes a script that
-// certify --symmetry follows with check --symmetry's figures (without
-// chains and sleep sets), whole, in tasks and trustful; without the flag
-// the certifier refuses it, saying what to give.
+// TestVerifyCertify_symmetry: verifyCertifyWith --symmetry; and verify
+// refuses --symmetry for a program that reads a thread's id.
 func TestVerifyCertify_symmetry(t *testing.T) {
-	dir := t.TempDir()
-	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
 	bb := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=1", "-D", "ITEMS=0", "../../benchmarks/models/boundedbuffer.mcasm"}
-	for _, mode := range []string{"none", "all"} {
-		cs, ct := figuresOf(t, append([]string{"check", "--continue", "--symmetry", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...)
-		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...); ps == cs {
-			t.Errorf("por=%s: --symmetry changes nothing here: the test needs a model it reduces", mode)
-		}
-		figuresOf(t, append([]string{"verify", "--continue", "--symmetry", "--por", mode, "--script", script}, bb...)...)
-		figuresOf(t, append([]string{"verify", "--continue", "--symmetry", "--por", mode, "--trustful-script", trust}, bb...)...)
-		for _, extra := range [][]string{{"--script", script}, {"--script", script, "--tasks", "5", "--jobs", "2"}, {"--trustful", "--script", trust}} {
-			args := append(append([]string{"certify", "--continue", "--symmetry", "--por", mode}, extra...), bb...)
-			s, tr := figuresOf(t, args...)
-			if s != cs || (tr != ct && extra[0] != "--trustful") {
-				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
-			}
-		}
-		args := append([]string{"certify", "--continue", "--por", mode, "--script", script}, bb...)
-		if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "give --symmetry") {
-			t.Errorf("mcvm %s: exit %d, want %d and \"give --symmetry\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
-		}
-	}
-	args := []string{"verify", "--symmetry", "--script", script, "../../testdata/conformance/notify_choice.mcasm"}
-	if code, out, errs := runMain(args...); code != exitUsage || !strings.Contains(out+errs, "reads a thread's id") {
-		t.Errorf("mcvm %s: exit %d, want %d and \"reads a thread's id\":\n%s%s", strings.Join(args, " "), code, exitUsage, out, errs)
-	}
+	script := verifyCertifyWith(t, "--symmetry", bb)
+	wantUsage(t, []string{"verify", "--symmetry", "--script", script, "../../testdata/conformance/notify_choice.mcasm"}, "reads a thread's id")
 }
 
 func TestCertify_extraProperties(t *testing.T) {
