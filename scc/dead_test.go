@@ -5,10 +5,8 @@ package scc_test
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"testing"
 
-	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/por"
 	"mcvm/scc"
@@ -21,23 +19,7 @@ import (
 // search without a script; a certifier without the reduction refuses it,
 // and one with it refuses a script written without.
 func TestRoundTrip_deadLocals(t *testing.T) {
-	type prog struct {
-		name  string
-		p     *bytecode.Program
-		model bool // a benchmark model: the default reduction only, to keep the test short
-	}
-	var progs []prog
-	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
-	for _, path := range paths {
-		progs = append(progs, prog{filepath.Base(path), assemble(t, path, nil), false})
-	}
-	if !testing.Short() {
-		for _, mod := range smallModels(t) {
-			if mod.Small.States <= 200000 {
-				progs = append(progs, prog{mod.Name, assemble(t, mod.Path, mod.Small.Defines), true})
-			}
-		}
-	}
+	progs := scriptPrograms(t)
 	fewer, searches := 0, 0
 	for _, pr := range progs {
 		for _, r := range []reduction{{por.None, "none"}, {por.All, "all/stack"}} {
@@ -104,15 +86,9 @@ func TestRoundTrip_deadLocals(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			var maps []*scc.FPMap
-			for _, task := range part.Tasks {
-				res, err := scc.Certify(mk(true), reread(t, task), copts())
-				if err != nil {
-					t.Fatalf("%s: task %d: %v", name, task.Task, err)
-				}
-				maps = append(maps, res.FP)
-			}
-			mr, err := scc.Merge(maps)
+			mr, err := mergeTasks(part, func(task *scc.Script) (*scc.Result, error) {
+				return scc.Certify(mk(true), reread(t, task), copts())
+			})
 			if err != nil || mr.States != v.Stats.States || mr.Transitions != v.Stats.Transitions {
 				t.Errorf("%s: tasks merged %+v (%v), verify %d states %d transitions", name, mr, err, v.Stats.States, v.Stats.Transitions)
 			}

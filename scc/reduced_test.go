@@ -72,23 +72,7 @@ func (r reduction) certify(t testing.TB, p *bytecode.Program, g vm.Granularity, 
 // transition the whole script covers; and the certifier refuses it without
 // the reduction.
 func TestRoundTrip_reduced(t *testing.T) {
-	type prog struct {
-		name  string
-		p     *bytecode.Program
-		model bool // a benchmark model: the default reduction with --continue only, to keep the test short
-	}
-	var progs []prog
-	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
-	for _, path := range paths {
-		progs = append(progs, prog{filepath.Base(path), assemble(t, path, nil), false})
-	}
-	if !testing.Short() {
-		for _, mod := range smallModels(t) {
-			if mod.Small.States <= 200000 {
-				progs = append(progs, prog{mod.Name, assemble(t, mod.Path, mod.Small.Defines), true})
-			}
-		}
-	}
+	progs := scriptPrograms(t)
 	reducedSome := 0
 	for _, pr := range progs {
 		var unreduced *explorer.Result
@@ -183,11 +167,44 @@ func TestRoundTrip_reduced(t *testing.T) {
 }
 
 func certifyReducedTasks(t testing.TB, p *bytecode.Program, r reduction, part *scc.Partition, gr *graph) (*scc.MergeResult, error) {
-	var maps []*scc.FPMap
-	for _, task := range part.Tasks {
+	return mergeTasks(part, func(task *scc.Script) (*scc.Result, error) {
 		o := scc.Options{Continue: true}
 		gr.hook(&o)
-		res, err := r.certify(t, p, vm.GranTransition, scc.Encode(task), o)
+		return r.certify(t, p, vm.GranTransition, scc.Encode(task), o)
+	})
+}
+
+// scriptProg is a program whose scripts the round-trip tests certify.
+type scriptProg struct {
+	name  string
+	p     *bytecode.Program
+	model bool // a benchmark model: the default reduction with --continue only, to keep the tests short
+}
+
+// scriptPrograms are the conformance programs and (unless -short) the
+// benchmark models' SMALL configurations of at most 200,000 states.
+func scriptPrograms(t testing.TB) []scriptProg {
+	var progs []scriptProg
+	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
+	for _, path := range paths {
+		progs = append(progs, scriptProg{filepath.Base(path), assemble(t, path, nil), false})
+	}
+	if !testing.Short() {
+		for _, mod := range smallModels(t) {
+			if mod.Small.States <= 200000 {
+				progs = append(progs, scriptProg{mod.Name, assemble(t, mod.Path, mod.Small.Defines), true})
+			}
+		}
+	}
+	return progs
+}
+
+// mergeTasks certifies every task of part with certify and merges their
+// FP maps.
+func mergeTasks(part *scc.Partition, certify func(task *scc.Script) (*scc.Result, error)) (*scc.MergeResult, error) {
+	var maps []*scc.FPMap
+	for _, task := range part.Tasks {
+		res, err := certify(task)
 		if err != nil {
 			return nil, fmt.Errorf("task %d: %w", task.Task, err)
 		}

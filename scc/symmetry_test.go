@@ -139,15 +139,10 @@ func TestScripts_symmetry(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			var maps []*scc.FPMap
-			for _, task := range part.Tasks {
-				res, err := c.certify(t, task, scc.Options{Continue: true})
-				if err != nil {
-					t.Fatalf("%s: task %d: %v", name, task.Task, err)
-				}
-				maps = append(maps, res.FP)
-			}
-			if mr, err := scc.Merge(maps); err != nil || mr.States != v.Stats.States || mr.Transitions != v.Stats.Transitions {
+			mr, err := mergeTasks(part, func(task *scc.Script) (*scc.Result, error) {
+				return c.certify(t, task, scc.Options{Continue: true})
+			})
+			if err != nil || mr.States != v.Stats.States || mr.Transitions != v.Stats.Transitions {
 				t.Errorf("%s: tasks merged %+v (%v), verify %d states %d transitions", name, mr, err, v.Stats.States, v.Stats.Transitions)
 			}
 			o := c.options(scc.Options{Continue: true})
