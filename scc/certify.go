@@ -554,7 +554,22 @@ func (c *certifier) run() (err error) {
 			c.setOnStack(0, true)
 		}
 		var buf []vm.Trans
+		var start *taskStart
+		if c.s.view != nil {
+			start = c.s.view.start
+		}
 		for i, e := range init {
+			if start != nil {
+				// Replayed and checked already (Partition.Prepare).
+				c.initPath = append(c.initPath, vm.Trans{Thread: e.Thread, Choice: e.Choice})
+				c.setOnStack(e.ID, true)
+				if !c.trust {
+					if err := c.compare(e.ID, start.fps[i], -1); err != nil {
+						return err
+					}
+				}
+				continue
+			}
 			if e.Op != OpNew {
 				return corrupt(-1, "init path entry %d is a %s entry", i, e.Op)
 			}
@@ -579,6 +594,16 @@ func (c *certifier) run() (err error) {
 				fp = c.fingerprint()
 				if err := c.compare(e.ID, fp, -1); err != nil {
 					return err
+				}
+			}
+		}
+		if start != nil {
+			m.Decode(start.enc)
+			c.res.Stats.Instructions += start.instr
+			if !c.trust {
+				fp = c.fingerprint()
+				if n := len(start.fps); n > 0 && start.fps[n-1] != fp {
+					return fmt.Errorf("internal error: task %d's root state decodes to another fingerprint", c.s.Task)
 				}
 			}
 		}

@@ -551,10 +551,11 @@ type chainEntries struct {
 // taskView is a task's entries: ranges of the whole script's, of which
 // those in conv become visited-state entries.
 type taskView struct {
-	sc   *scan
-	segs []span
-	conv []int // sorted
-	init []Entry
+	sc    *scan
+	segs  []span
+	conv  []int // sorted
+	init  []Entry
+	start *taskStart // set by Partition.Prepare: start at the root, the init path replayed already
 }
 
 // entries decodes the task's body entries in order; the error, if any, is

@@ -174,6 +174,7 @@ func TestSplit_viewMatchesFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			files := make([]*scc.Result, len(part.Tasks))
 			for i, task := range part.Tasks {
 				name := fmt.Sprintf("trustful=%v/k=%d/task=%d", trustful, k, i+1)
 				view, err := scc.Certify(machine(t, p, g), task, scc.Options{})
@@ -193,6 +194,26 @@ func TestSplit_viewMatchesFile(t *testing.T) {
 				}
 				if view.Entries != file.Entries || view.Stats.Transitions != file.Stats.Transitions {
 					t.Errorf("%s: entries %d, transitions %d as split; %d, %d as written", name, view.Entries, view.Stats.Transitions, file.Entries, file.Stats.Transitions)
+				}
+				files[i] = file
+			}
+			// With the init paths replayed once for all the tasks, each
+			// task certifies the same.
+			if err := part.Prepare(machine(t, p, g), scc.Options{}); err != nil {
+				t.Fatalf("trustful=%v/k=%d: Prepare: %v", trustful, k, err)
+			}
+			for i, task := range part.Tasks {
+				name := fmt.Sprintf("trustful=%v/k=%d/task=%d/prepared", trustful, k, i+1)
+				res, err := scc.Certify(machine(t, p, g), task, scc.Options{})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if a, b := scc.EncodeFPMap(res.FP), scc.EncodeFPMap(files[i].FP); string(a) != string(b) {
+					t.Errorf("%s: FP map (%d IDs) differs from the one of the task as written (%d IDs)", name, len(res.FP.IDs), len(files[i].FP.IDs))
+				}
+				if res.Entries != files[i].Entries || res.Stats.Transitions != files[i].Stats.Transitions || res.InitLen != files[i].InitLen {
+					t.Errorf("%s: entries %d, transitions %d, init path %d; as written %d, %d, %d", name, res.Entries, res.Stats.Transitions, res.InitLen,
+						files[i].Entries, files[i].Stats.Transitions, files[i].InitLen)
 				}
 			}
 		}

@@ -145,6 +145,17 @@ func TestScripts_symmetry(t *testing.T) {
 			if err != nil || mr.States != v.Stats.States || mr.Transitions != v.Stats.Transitions {
 				t.Errorf("%s: tasks merged %+v (%v), verify %d states %d transitions", name, mr, err, v.Stats.States, v.Stats.Transitions)
 			}
+			// The same with the init paths replayed once (sorted threads
+			// and all) for all the tasks, as split in this process.
+			if err := part.Prepare(c.machine(t), c.options(scc.Options{Continue: true})); err != nil {
+				t.Fatalf("%s: Prepare: %v", name, err)
+			}
+			mr, err = mergeTasks(part, func(task *scc.Script) (*scc.Result, error) {
+				return scc.Certify(c.machine(t), task, c.options(scc.Options{Continue: true}))
+			})
+			if err != nil || mr.States != v.Stats.States || mr.Transitions != v.Stats.Transitions {
+				t.Errorf("%s: prepared tasks merged %+v (%v), verify %d states %d transitions", name, mr, err, v.Stats.States, v.Stats.Transitions)
+			}
 			o := c.options(scc.Options{Continue: true})
 			o.Symmetry = false
 			if _, err := scc.Certify(c.machine(t), reread(t, s), o); !errors.Is(err, scc.ErrMismatch) {

@@ -559,6 +559,14 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 	if err != nil {
 		return certifyFail(stderr, file, err)
 	}
+	// The tasks' init paths, replayed once as a tree before the tasks run.
+	ms, err := mk()
+	if err != nil {
+		return fail(stderr, "certify", err)
+	}
+	if err := part.Prepare(ms.m, opts); err != nil {
+		return certifyFail(stderr, file, err)
+	}
 	partS := time.Since(start)
 	type out struct {
 		res *scc.Result
@@ -643,10 +651,6 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 		fig.MaxInitPath = max(fig.MaxInitPath, part.Init[i])
 	}
 	fig.AvgInitPath = float64(sum) / float64(len(part.Init))
-	ms, err := mk()
-	if err != nil {
-		return fail(stderr, "certify", err)
-	}
 	return sf.report(stdout, stderr, "certify", model, ms.m.Program(), ms.m, eo, res, fig)
 }
 

@@ -1,0 +1,141 @@
+// Init paths replayed once for all the tasks of a partition.
+
+package scc
+
+import (
+	"slices"
+
+	"mcvm/vm"
+)
+
+// taskStart is where a task of a prepared partition starts: its root's
+// state and the fingerprints of its init path's states, in order (none
+// for trustful tasks).
+type taskStart struct {
+	enc   []byte
+	fps   []uint64
+	instr int64 // the instructions the init path executes, counted in the task's figures as if it replayed it
+}
+
+// Prepare replays the init paths of the tasks of part, which Split made in
+// this process, once: they are paths from the initial state and share
+// their prefixes, so they are replayed as a tree, each transition once,
+// with the checks a task makes (every transition enabled, with the
+// script's instruction, and not faulting). Each task then starts at its
+// root's state with its init path's fingerprints, instead of replaying
+// the path itself: for deep searches, whose tasks' init paths are
+// hundreds of thousands of transitions, that is most of the work of
+// parallel certification. m must be a machine with the options the tasks
+// are certified with, and opts their options (Symmetry sorts the threads
+// after every transition, as in a task).
+func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
+	if len(part.Tasks) == 0 {
+		return nil
+	}
+	trust := part.Tasks[0].Trustful()
+	c := &certifier{m: m, opts: opts, trust: trust}
+	chains := make([][]Entry, len(part.Tasks))
+	order := make([]int, len(part.Tasks))
+	for i, t := range part.Tasks {
+		if t.view == nil {
+			return corrupt(-1, "task %d was not made by Split in this process", t.Task)
+		}
+		chains[i], order[i] = t.view.init, i
+	}
+	// In the order of their IDs, consecutive paths share the longest
+	// prefixes; lcp[k] is the prefix order[k] shares with order[k+1].
+	byIDs := func(a, b int) int {
+		return slices.CompareFunc(chains[a], chains[b], func(x, y Entry) int { return int(x.ID) - int(y.ID) })
+	}
+	slices.SortStableFunc(order, byIDs)
+	lcp := make([]int, len(order))
+	for k := 0; k+1 < len(order); k++ {
+		a, b := chains[order[k]], chains[order[k+1]]
+		n := 0
+		for n < len(a) && n < len(b) && a[n].ID == b[n].ID {
+			n++
+		}
+		lcp[k] = n
+	}
+	// saved holds the states at the depths later paths branch off from
+	// the current one (increasing depths); fps the fingerprints along it.
+	type save struct {
+		depth int
+		enc   []byte
+	}
+	m.Init()
+	saved := []save{{0, m.Encode(nil)}}
+	fps := []uint64{0}
+	if !trust {
+		fps[0] = c.fingerprint()
+	}
+	instr := []int64{0} // instructions executed along the current path, by depth
+	at := 0             // the depth of the machine's state along the current path
+	var buf []vm.Trans
+	for k, ti := range order {
+		chain := chains[ti]
+		if k > 0 {
+			// Back to where this path leaves the previous one.
+			l := lcp[k-1]
+			for len(saved) > 0 && saved[len(saved)-1].depth > l {
+				saved = saved[:len(saved)-1]
+			}
+			top := saved[len(saved)-1]
+			m.Decode(top.enc)
+			at = top.depth
+			fps, instr = fps[:at+1], instr[:at+1]
+		}
+		// The depths later paths branch off from this one: suffix minima
+		// of the lcps from here on.
+		var branch []int
+		low := len(chain) + 1
+		for j := k; j+1 < len(order); j++ {
+			if lcp[j] < low {
+				low = lcp[j]
+				if low > at {
+					branch = append(branch, low)
+				}
+			}
+		}
+		slices.Sort(branch)
+		for ; at < len(chain); at++ {
+			if len(branch) > 0 && branch[0] == at {
+				saved = append(saved, save{at, m.Encode(nil)})
+				branch = branch[1:]
+			}
+			e := chain[at]
+			if e.Op != OpNew {
+				return corrupt(-1, "init path entry %d of task %d is a %s entry", at, ti+1, e.Op)
+			}
+			tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
+			ok := false
+			buf = m.Enabled(buf[:0])
+			for _, t := range buf {
+				if t == tr {
+					ok = c.instrAt(m.Where(tr.Thread)) == e.Instr
+				}
+			}
+			if !ok {
+				return discrepancy(NotEnabled, -1, "init path entry %d of task %d: %s is not a transition of its state", at, ti+1, c.describe(tr, e.Instr))
+			}
+			if f := c.step(tr); f != nil {
+				return discrepancy(FaultMismatch, -1, "init path entry %d of task %d: %s faults (%s)", at, ti+1, c.describe(tr, e.Instr), f.Msg)
+			}
+			var fp uint64
+			if !trust {
+				fp = c.fingerprint()
+			}
+			fps = append(fps, fp)
+			instr = append(instr, instr[at]+int64(m.Executed()))
+		}
+		if len(branch) > 0 && branch[0] == at {
+			saved = append(saved, save{at, m.Encode(nil)})
+		}
+		st := &taskStart{enc: m.Encode(nil), instr: instr[len(chain)]}
+		if !trust {
+			st.fps = slices.Clone(fps[1 : len(chain)+1])
+		}
+		part.Tasks[ti].view.start = st
+	}
+	return nil
+}
