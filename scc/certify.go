@@ -540,7 +540,7 @@ func (c *certifier) run() (err error) {
 		root = c.s.Root
 		var init []Entry
 		if c.s.view != nil {
-			init = c.s.view.init
+			init = c.s.view.init()
 		} else if init, err = DecodeEntries(c.s.Init, 0, c.s.InitEntries); err != nil {
 			return err
 		}
@@ -564,7 +564,7 @@ func (c *certifier) run() (err error) {
 				c.initPath = append(c.initPath, vm.Trans{Thread: e.Thread, Choice: e.Choice})
 				c.setOnStack(e.ID, true)
 				if !c.trust {
-					if err := c.compare(e.ID, start.fps[i], -1); err != nil {
+					if err := c.compare(e.ID, start.fps[e.ID], -1); err != nil {
 						return err
 					}
 				}
@@ -601,8 +601,7 @@ func (c *certifier) run() (err error) {
 			m.Decode(start.enc)
 			c.res.Stats.Instructions += start.instr
 			if !c.trust {
-				fp = c.fingerprint()
-				if n := len(start.fps); n > 0 && start.fps[n-1] != fp {
+				if fp = c.fingerprint(); fp != start.root {
 					return fmt.Errorf("internal error: task %d's root state decodes to another fingerprint", c.s.Task)
 				}
 			}

@@ -195,7 +195,7 @@ func (s *Script) materialize() {
 		}
 		body = append(body, *e)
 	}
-	s.Init = EncodeEntries(v.init, 0)
+	s.Init = EncodeEntries(v.init(), 0)
 	s.Body = EncodeEntries(body, s.Root)
 }
 

@@ -13,8 +13,9 @@ import (
 // for trustful tasks).
 type taskStart struct {
 	enc   []byte
-	fps   []uint64
-	instr int64 // the instructions the init path executes, counted in the task's figures as if it replayed it
+	fps   []uint64 // by state ID, shared by the partition's tasks: the init paths' states'
+	root  uint64   // the root's fingerprint
+	instr int64    // the instructions the init path executes, counted in the task's figures as if it replayed it
 }
 
 // Prepare replays the init paths of the tasks of part, which Split made in
@@ -34,28 +35,49 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 	}
 	trust := part.Tasks[0].Trustful()
 	c := &certifier{m: m, opts: opts, trust: trust}
-	chains := make([][]Entry, len(part.Tasks))
 	order := make([]int, len(part.Tasks))
+	depth := make([]int, len(part.Tasks))
 	for i, t := range part.Tasks {
 		if t.view == nil {
 			return corrupt(-1, "task %d was not made by Split in this process", t.Task)
 		}
-		chains[i], order[i] = t.view.init, i
+		order[i], depth[i] = i, t.view.initLen()
 	}
-	// In the order of their IDs, consecutive paths share the longest
-	// prefixes; lcp[k] is the prefix order[k] shares with order[k+1].
-	byIDs := func(a, b int) int {
-		return slices.CompareFunc(chains[a], chains[b], func(x, y Entry) int { return int(x.ID) - int(y.ID) })
-	}
-	slices.SortStableFunc(order, byIDs)
+	// IDs number the states in the order the search found them, so in the
+	// order of their roots' IDs the init paths are in lexicographic order
+	// and consecutive ones share the longest prefixes; lcp[k] is the
+	// prefix order[k] shares with order[k+1], the depth of the roots'
+	// lowest common ancestor.
+	slices.SortFunc(order, func(a, b int) int { return int(part.Tasks[a].Root) - int(part.Tasks[b].Root) })
+	parent := part.Tasks[0].view.sc.parent
 	lcp := make([]int, len(order))
 	for k := 0; k+1 < len(order); k++ {
-		a, b := chains[order[k]], chains[order[k+1]]
-		n := 0
-		for n < len(a) && n < len(b) && a[n].ID == b[n].ID {
-			n++
+		a, b := part.Tasks[order[k]].Root, part.Tasks[order[k+1]].Root
+		da, db := depth[order[k]], depth[order[k+1]]
+		for ; da > db; da-- {
+			a = parent[a]
 		}
-		lcp[k] = n
+		for ; db > da; db-- {
+			b = parent[b]
+		}
+		for a != b {
+			a, b, da = parent[a], parent[b], da-1
+		}
+		lcp[k] = da
+	}
+	// next[k] is the first k' > k with lcp[k'] < lcp[k] (len(order)-1 if
+	// none): the suffix minima of lcp from k are lcp[k], lcp[next[k]], ...
+	next := make([]int, len(order))
+	var stk []int
+	for k := len(order) - 2; k >= 0; k-- {
+		for len(stk) > 0 && lcp[stk[len(stk)-1]] >= lcp[k] {
+			stk = stk[:len(stk)-1]
+		}
+		next[k] = len(order) - 1
+		if len(stk) > 0 {
+			next[k] = stk[len(stk)-1]
+		}
+		stk = append(stk, k)
 	}
 	// saved holds the states at the depths later paths branch off from
 	// the current one (increasing depths); fps the fingerprints along it.
@@ -71,9 +93,13 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 	}
 	instr := []int64{0} // instructions executed along the current path, by depth
 	at := 0             // the depth of the machine's state along the current path
+	var byID []uint64   // the init paths' states' fingerprints, by ID
+	if !trust {
+		byID = make([]uint64, part.Tasks[order[len(order)-1]].Root+1)
+	}
 	var buf []vm.Trans
 	for k, ti := range order {
-		chain := chains[ti]
+		chain := part.Tasks[ti].view.init()
 		if k > 0 {
 			// Back to where this path leaves the previous one.
 			l := lcp[k-1]
@@ -85,19 +111,13 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 			at = top.depth
 			fps, instr = fps[:at+1], instr[:at+1]
 		}
-		// The depths later paths branch off from this one: suffix minima
-		// of the lcps from here on.
+		// The depths later paths branch off from this one beyond where it
+		// starts: the suffix minima of the lcps from here on.
 		var branch []int
-		low := len(chain) + 1
-		for j := k; j+1 < len(order); j++ {
-			if lcp[j] < low {
-				low = lcp[j]
-				if low > at {
-					branch = append(branch, low)
-				}
-			}
+		for j := k; j < len(order)-1 && lcp[j] > at; j = next[j] {
+			branch = append(branch, lcp[j])
 		}
-		slices.Sort(branch)
+		slices.Reverse(branch)
 		for ; at < len(chain); at++ {
 			if len(branch) > 0 && branch[0] == at {
 				saved = append(saved, save{at, m.Encode(nil)})
@@ -124,6 +144,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 			var fp uint64
 			if !trust {
 				fp = c.fingerprint()
+				byID[e.ID] = fp
 			}
 			fps = append(fps, fp)
 			instr = append(instr, instr[at]+int64(m.Executed()))
@@ -131,10 +152,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 		if len(branch) > 0 && branch[0] == at {
 			saved = append(saved, save{at, m.Encode(nil)})
 		}
-		st := &taskStart{enc: m.Encode(nil), instr: instr[len(chain)]}
-		if !trust {
-			st.fps = slices.Clone(fps[1 : len(chain)+1])
-		}
+		st := &taskStart{enc: m.Encode(nil), fps: byID, root: fps[len(chain)], instr: instr[len(chain)]}
 		part.Tasks[ti].view.start = st
 	}
 	return nil

@@ -30,9 +30,10 @@ type Partition struct {
 // their number agrees with the Subgraphs list, and prefixes them with the
 // init path from the initial state; what remains is the last task. Where
 // that greedy choice leaves a task more than a tenth above 1/k of the
-// script, the choice is planned again with targets scaled by a few
-// factors (scales), and the plan with the smallest largest task and no
-// fewer tasks is cut (the first of equals). In a
+// script (and planning again is not too much work, replanWork), the choice
+// is planned again with targets scaled by a few factors (scales), and the
+// plan with the smallest largest task and no fewer tasks is cut (the
+// first of equals). In a
 // full script the transition into a region's root stays with the parent
 // region as a transition to a visited state; in a trustful one it is
 // dropped. Fewer than k tasks result when no region is left to cut.
@@ -82,7 +83,7 @@ func Split(s *Script, k int) (*Partition, error) {
 	var regions []region
 	pl := newPlanner(sc, s.Subgraph, drop)
 	plan := pl.plan(k, scales[0])
-	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit {
+	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit && plan.work*int64(len(scales)-1) <= replanWork {
 		for _, f := range scales[1:] {
 			if p := pl.plan(k, f); p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
 				plan = p
@@ -143,15 +144,9 @@ func Split(s *Script, k int) (*Partition, error) {
 		t := &Script{}
 		t.Header = s.Header
 		t.Kind, t.Task, t.Tasks, t.Root = kind, ti+1, len(regions), rg.root
-		var chain []Entry
-		for a := rg.root; a > 0; a = sc.parent[a] {
-			chain = append(chain, newEntries.entries[newEntries.pos[a]])
-		}
-		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-			chain[i], chain[j] = chain[j], chain[i]
-		}
-		t.InitEntries = int64(len(chain))
-		v := &taskView{sc: sc, segs: rg.segs, init: chain}
+		v := &taskView{sc: sc, segs: rg.segs, root: rg.root, chains: newEntries}
+		depth := v.initLen()
+		t.InitEntries = int64(depth)
 		t.Entries = 0
 		var size int64
 		for _, g := range rg.segs {
@@ -167,7 +162,7 @@ func Split(s *Script, k int) (*Partition, error) {
 		t.Subgraphs = 0
 		part.Tasks = append(part.Tasks, t)
 		part.Sizes = append(part.Sizes, size)
-		part.Init = append(part.Init, len(chain))
+		part.Init = append(part.Init, depth)
 	}
 	return part, nil
 }
@@ -181,7 +176,15 @@ var scales = [...]int64{20, 21, 19, 22, 18, 24, 16, 26, 14}
 type cutPlan struct {
 	roots   []int32
 	largest int64
+	work    int64 // the states looked at to make it
 }
+
+// replanWork bounds the work of planning again (the first plan's work
+// times the plans to make): in a deep search, every cut changes the
+// regions of thousands of ancestors, which each later cut looks at, and
+// the first plan must do then. A bound on counted work, not time, keeps
+// the partition the same on every machine.
+const replanWork = 100_000_000
 
 // planner makes Algorithm 3.2's greedy choices from a script's Subgraphs
 // list without cutting anything. Each choice is the state whose region
@@ -301,6 +304,7 @@ func (pl *planner) plan(k int, f int64) cutPlan {
 				consider(id)
 			}
 		}
+		p.work += int64(len(pl.chg)) + 1
 		if best < 0 {
 			break
 		}
@@ -551,11 +555,35 @@ type chainEntries struct {
 // taskView is a task's entries: ranges of the whole script's, of which
 // those in conv become visited-state entries.
 type taskView struct {
-	sc    *scan
-	segs  []span
-	conv  []int // sorted
-	init  []Entry
-	start *taskStart // set by Partition.Prepare: start at the root, the init path replayed already
+	sc     *scan
+	segs   []span
+	conv   []int // sorted
+	root   int32
+	chains *chainEntries // the entries introducing the ancestors of every task's root, shared
+	start  *taskStart    // set by Partition.Prepare: start at the root, the init path replayed already
+}
+
+// initLen is the length of the task's init path: the depth of its root.
+func (v *taskView) initLen() int {
+	n := 0
+	for a := v.root; a > 0; a = v.sc.parent[a] {
+		n++
+	}
+	return n
+}
+
+// init returns the task's init path, from the initial state to its root.
+// The tasks share the entries; each makes its path when it needs it, since
+// the paths of a deep search's tasks together can be far larger than the
+// script.
+func (v *taskView) init() []Entry {
+	n := v.initLen()
+	out := make([]Entry, n)
+	for a := v.root; a > 0; a = v.sc.parent[a] {
+		n--
+		out[n] = v.chains.entries[v.chains.pos[a]]
+	}
+	return out
 }
 
 // entries decodes the task's body entries in order; the error, if any, is
