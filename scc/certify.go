@@ -467,6 +467,34 @@ func (c *certifier) expandFully(top *frame) {
 	c.res.Stats.Provisos++
 }
 
+// initStep takes init path entry e from the machine's state: e must
+// introduce a state by a transition enabled there, with the script's
+// instruction, that does not fault. where names the entry and the state
+// for messages (called only for one). buf is scratch, returned grown.
+func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state string)) ([]vm.Trans, vm.Trans, error) {
+	tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
+	if e.Op != OpNew {
+		at, _ := where()
+		return buf, tr, corrupt(-1, "%s is a %s entry", at, e.Op)
+	}
+	buf = c.m.Enabled(buf[:0])
+	ok := false
+	for _, t := range buf {
+		if t == tr {
+			ok = c.instrAt(c.m.Where(tr.Thread)) == e.Instr
+		}
+	}
+	if !ok {
+		at, state := where()
+		return buf, tr, discrepancy(NotEnabled, -1, "%s: %s is not a transition of %s", at, c.describe(tr, e.Instr), state)
+	}
+	if f := c.step(tr); f != nil {
+		at, _ := where()
+		return buf, tr, discrepancy(FaultMismatch, -1, "%s: %s faults (%s)", at, c.describe(tr, e.Instr), f.Msg)
+	}
+	return buf, tr, nil
+}
+
 // step executes tr and, with Options.Symmetry, puts the threads of the
 // state reached in canonical order, as the script's search did.
 func (c *certifier) step(tr vm.Trans) *vm.Fault {
@@ -570,22 +598,11 @@ func (c *certifier) run() (err error) {
 				}
 				continue
 			}
-			if e.Op != OpNew {
-				return corrupt(-1, "init path entry %d is a %s entry", i, e.Op)
-			}
-			buf = m.Enabled(buf[:0])
-			tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
-			ok := false
-			for _, t := range buf {
-				if t == tr {
-					ok = c.instrAt(m.Where(tr.Thread)) == e.Instr
-				}
-			}
-			if !ok {
-				return discrepancy(NotEnabled, -1, "init path entry %d: %s is not a transition of state %d", i, c.describe(tr, e.Instr), c.prevInit(init, i))
-			}
-			if f := c.step(tr); f != nil {
-				return discrepancy(FaultMismatch, -1, "init path entry %d: %s faults (%s)", i, c.describe(tr, e.Instr), f.Msg)
+			var tr vm.Trans
+			if buf, tr, err = c.initStep(buf, e, func() (string, string) {
+				return fmt.Sprintf("init path entry %d", i), fmt.Sprintf("state %d", c.prevInit(init, i))
+			}); err != nil {
+				return err
 			}
 			c.initPath = append(c.initPath, tr)
 			c.setOnStack(e.ID, true) // on the producer's stack all along

@@ -3,6 +3,7 @@
 package scc
 
 import (
+	"fmt"
 	"slices"
 
 	"mcvm/vm"
@@ -124,22 +125,11 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 				branch = branch[1:]
 			}
 			e := chain[at]
-			if e.Op != OpNew {
-				return corrupt(-1, "init path entry %d of task %d is a %s entry", at, ti+1, e.Op)
-			}
-			tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
-			ok := false
-			buf = m.Enabled(buf[:0])
-			for _, t := range buf {
-				if t == tr {
-					ok = c.instrAt(m.Where(tr.Thread)) == e.Instr
-				}
-			}
-			if !ok {
-				return discrepancy(NotEnabled, -1, "init path entry %d of task %d: %s is not a transition of its state", at, ti+1, c.describe(tr, e.Instr))
-			}
-			if f := c.step(tr); f != nil {
-				return discrepancy(FaultMismatch, -1, "init path entry %d of task %d: %s faults (%s)", at, ti+1, c.describe(tr, e.Instr), f.Msg)
+			var err error
+			if buf, _, err = c.initStep(buf, e, func() (string, string) {
+				return fmt.Sprintf("init path entry %d of task %d", at, ti+1), "its state"
+			}); err != nil {
+				return err
 			}
 			var fp uint64
 			if !trust {
