@@ -66,7 +66,7 @@ type scriptFigures struct {
 	LargestTask        int64   `json:"largest_task_transitions,omitempty"`
 	AvgInitPath        float64 `json:"avg_init_path,omitempty"`
 	MaxInitPath        int     `json:"max_init_path,omitempty"`
-	PartitionS         float64 `json:"partition_s,omitempty"`
+	PartitionS         float64 `json:"partition_s,omitempty"` // splitting and the tasks' init paths, replayed once for all
 	LargestTaskS       float64 `json:"largest_task_s,omitempty"`
 	MergeS             float64 `json:"merge_s,omitempty"`
 	Comparisons        int64   `json:"fp_comparisons,omitempty"`
