@@ -618,7 +618,7 @@ func (c *certifier) run() (err error) {
 			m.Decode(start.enc)
 			c.res.Stats.Instructions += start.instr
 			if !c.trust {
-				if fp = c.fingerprint(); fp != start.root {
+				if fp = c.fingerprint(); fp != start.fps[root] {
 					return fmt.Errorf("internal error: task %d's root state decodes to another fingerprint", c.s.Task)
 				}
 			}

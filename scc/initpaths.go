@@ -14,8 +14,7 @@ import (
 // for trustful tasks).
 type taskStart struct {
 	enc   []byte
-	fps   []uint64 // by state ID, shared by the partition's tasks: the init paths' states'
-	root  uint64   // the root's fingerprint
+	fps   []uint64 // by state ID, shared by the partition's tasks: the init paths' states' and the initial state's
 	instr int64    // the instructions the init path executes, counted in the task's figures as if it replayed it
 }
 
@@ -97,6 +96,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 	var byID []uint64   // the init paths' states' fingerprints, by ID
 	if !trust {
 		byID = make([]uint64, part.Tasks[order[len(order)-1]].Root+1)
+		byID[0] = fps[0]
 	}
 	var buf []vm.Trans
 	for k, ti := range order {
@@ -142,7 +142,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 		if len(branch) > 0 && branch[0] == at {
 			saved = append(saved, save{at, m.Encode(nil)})
 		}
-		st := &taskStart{enc: m.Encode(nil), fps: byID, root: fps[len(chain)], instr: instr[len(chain)]}
+		st := &taskStart{enc: m.Encode(nil), fps: byID, instr: instr[len(chain)]}
 		part.Tasks[ti].view.start = st
 	}
 	return nil
