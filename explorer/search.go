@@ -245,7 +245,12 @@ type Options struct {
 	// the state it left, the transition, the method and pc of the
 	// instruction that began it, and the state it reached (-1 when the
 	// transition faulted and so reached no state) and whether that state is
-	// new. Search-carrying code records its scripts through it.
+	// new. Search-carrying code records its scripts through it. With
+	// Chain, the transition is the one that began a chain and the state
+	// reached the chain's end; a chain that ends in an invariant violation
+	// is reported as a fault, and one whose transition faulted in a reduced
+	// state is reported again, reaching the state before the fault, which
+	// the search stores and explores fully (materialise).
 	OnTransition func(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool)
 	// OnBacktrack, if set, is called when depth-first search leaves state
 	// id for good, its transitions all explored (or cut off by a limit or a
@@ -1080,6 +1085,9 @@ func (s *search) materialise(tr vm.Trans) {
 		panic("explorer: a chain did not replay")
 	}
 	nid, isNew := s.visit()
+	// Reported as tr reaching the state (after its fault was): a search
+	// script records the state this way (scc: a materialised state).
+	s.transition(top.id, tr, nid, isNew)
 	if !isNew {
 		// Stored already: explored (or being explored) as a stored state,
 		// whose faulting transition expands it fully. With sleep sets,
@@ -1335,12 +1343,15 @@ func (s *search) dfs() {
 			}
 			if f != nil {
 				if f == errChainInvariant {
-					s.taint() // a state of the chain violates an invariant
+					// A state of the chain violates an invariant: tr leads
+					// to no stored state, as if it faulted.
+					s.transition(top.id, tr, -1, false)
+					s.taint()
 					continue
 				}
 				s.transition(top.id, tr, -1, false)
 				s.record(f, -1, nil)
-				if reduced {
+				if reduced && !s.stop {
 					s.taint()
 					s.materialise(tr)
 				}

@@ -62,6 +62,14 @@ type Options struct {
 	// a state need not explore the transitions of twin threads
 	// (explorer.KeptByTwins). Only for programs without vm.ThreadIDUse.
 	Symmetry bool
+	// Chain: the script's search ran chains (explorer.Options.Chain, header
+	// flag FlagChains): from the state a transition reaches, the single
+	// transition each state's search would explore (the only one enabled,
+	// or a singleton persistent set) runs at once as part of it, up to the
+	// chain's limits, and only the chain's end is a state of the script.
+	// The certifier runs the same chains, checking the invariants of the
+	// states within them. Only with Reducer.
+	Chain bool
 }
 
 // NextInvariant is an invariant over consecutive states: in every
@@ -92,8 +100,23 @@ type frame struct {
 	snap       bool
 	parentSnap int32
 	via        vm.Trans
+	cs, ce     int32 // with Options.Chain: the transitions chained after via, c.chain[cs:ce]
 	transAt    int64 // transition entries followed when it was introduced
 	pre        uint64
+}
+
+// materialise is a state the script must introduce next (Options.Chain):
+// the chain of transition tr from the state at level faulted at its last
+// transition, bad, in a reduced state; the search then stores the state
+// before the fault, reached by tr and the first n chained transitions
+// (c.chain[ce:ce+n] of level's frame), and explores it fully, bad counting
+// as explored.
+type materialise struct {
+	level int
+	tr    vm.Trans
+	instr bytecode.Instr
+	bad   vm.Trans
+	n     int32
 }
 
 type certifier struct {
@@ -128,6 +151,15 @@ type certifier struct {
 	initPath []vm.Trans
 	onStack  []uint64       // with a reducer: bitset of the IDs on the search stack (a task's init path included)
 	onStackX map[int32]bool // the same for IDs beyond 1<<26
+
+	chain   []vm.Trans // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
+	ct      []vm.Trans // with Options.Chain: scratch of the chain's enabled transitions
+	mat     *materialise
+	matBuf  materialise
+	initPre []byte   // with Options.Chain: the state an init path step starts from
+	initMat bool     // the last init path step introduced a materialised state,
+	initBad vm.Trans // whose chain faulted at this transition
+	trans0  int64    // transition entries followed (Subgraphs counts these; Stats.Transitions counts chained ones too)
 
 	res          Result
 	pos          int64
@@ -164,7 +196,10 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("symmetry reduction needs a program that never reads a thread's id")
 		}
 	}
-	if err := s.Match(digest, m.Options().Granularity.String(), por, m.Options().DeadLocals, opts.Symmetry); err != nil {
+	if opts.Chain && opts.Reducer == nil {
+		return nil, fmt.Errorf("chains need a reduction (a reducer)")
+	}
+	if err := s.Match(digest, m.Options().Granularity.String(), por, m.Options().DeadLocals, opts.Symmetry, opts.Chain); err != nil {
 		return nil, err
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}
@@ -315,9 +350,14 @@ func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 		p := append([]vm.Trans(nil), c.initPath...)
 		for i := 1; i < len(c.stack); i++ {
 			p = append(p, c.stack[i].via)
+			p = append(p, c.chain[c.stack[i].cs:c.stack[i].ce]...)
 		}
 		if last != nil {
+			// A transition of the top state and its chain so far.
 			p = append(p, *last)
+			if n := len(c.stack); n > 0 && int(c.stack[n-1].ce) <= len(c.chain) {
+				p = append(p, c.chain[c.stack[n-1].ce:]...)
+			}
 		}
 		c.res.Path = p
 	}
@@ -329,6 +369,12 @@ func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 // enter checks the properties of the state the machine holds, just
 // reached (by via, unless it is the start), and pushes it.
 func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
+	c.enterChained(id, fp, via, int32(len(c.chain)), int32(len(c.chain)))
+}
+
+// enterChained is enter for a state reached by via and the chained
+// transitions c.chain[cs:ce].
+func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, cs, ce int32) {
 	if c.opts.OnState != nil {
 		if c.trust { // fingerprints only for the observer
 			fp = c.fingerprint()
@@ -337,7 +383,7 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 	}
 	level := len(c.stack)
 	start := int32(len(c.trans))
-	f := frame{id: id, fp: fp, start: start, end: start, via: via, transAt: c.res.Stats.Transitions, parentSnap: -1}
+	f := frame{id: id, fp: fp, start: start, end: start, via: via, cs: cs, ce: ce, transAt: c.trans0, parentSnap: -1}
 	c.stack = append(c.stack, f)
 	if level > c.res.Stats.MaxDepth {
 		c.res.Stats.MaxDepth = level
@@ -400,7 +446,9 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 			top.parentSnap = int32(level - 1)
 		}
 	}
-	if top.end-start >= 2 { // (a reduced state may yet have to explore all)
+	if top.end-start >= 2 || (c.opts.Chain && top.end > start) {
+		// (A reduced state may yet have to explore all; with chains, a
+		// state may have to be loaded again for a materialised state.)
 		for len(c.snaps) <= level {
 			c.snaps = append(c.snaps, new(vm.Snapshot))
 		}
@@ -469,13 +517,16 @@ func (c *certifier) expandFully(top *frame) {
 
 // initStep takes init path entry e from the machine's state: e must
 // introduce a state by a transition enabled there, with the script's
-// instruction, that does not fault. where names the entry and the state
-// for messages (called only for one). buf is scratch, returned grown.
-func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state string)) ([]vm.Trans, vm.Trans, error) {
+// instruction, that does not fault (with Options.Chain: nor its chain,
+// unless the state is a materialised one). where names the entry and the
+// state for messages (called only for one). buf is scratch, returned
+// grown. It returns the instructions executed; with Options.Chain the
+// transitions chained after e's are c.chain.
+func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state string)) ([]vm.Trans, int64, error) {
 	tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
 	if e.Op != OpNew {
 		at, _ := where()
-		return buf, tr, corrupt(-1, "%s is a %s entry", at, e.Op)
+		return buf, 0, corrupt(-1, "%s is a %s entry", at, e.Op)
 	}
 	buf = c.m.Enabled(buf[:0])
 	ok := false
@@ -486,13 +537,105 @@ func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state
 	}
 	if !ok {
 		at, state := where()
-		return buf, tr, discrepancy(NotEnabled, -1, "%s: %s is not a transition of %s", at, c.describe(tr, e.Instr), state)
+		return buf, 0, discrepancy(NotEnabled, -1, "%s: %s is not a transition of %s", at, c.describe(tr, e.Instr), state)
 	}
-	if f := c.step(tr); f != nil {
+	c.chain = c.chain[:0]
+	c.initMat = false
+	if c.opts.Chain {
+		c.initPre = c.m.Encode(c.initPre[:0])
+	}
+	f := c.step(tr)
+	instr := int64(c.m.Executed())
+	if f == nil && c.opts.Chain {
+		var reduced bool
+		f, reduced, _, instr = c.runChain(false, instr)
+		if f != nil && reduced {
+			// A materialised state: the one before the fault.
+			n := len(c.chain) - 1
+			c.m.Decode(c.initPre)
+			f = c.step(tr)
+			for _, t := range c.chain[:n] {
+				if f == nil {
+					f = c.step(t)
+				}
+			}
+			if f != nil {
+				return buf, 0, fmt.Errorf("internal error: a chain did not replay")
+			}
+			c.initMat, c.initBad = true, c.chain[n]
+			c.chain = c.chain[:n]
+		}
+	}
+	if f != nil {
 		at, _ := where()
-		return buf, tr, discrepancy(FaultMismatch, -1, "%s: %s faults (%s)", at, c.describe(tr, e.Instr), f.Msg)
+		how := "faults"
+		if len(c.chain) > 0 {
+			how = "faults in its chain"
+		}
+		return buf, 0, discrepancy(FaultMismatch, -1, "%s: %s %s (%s)", at, c.describe(tr, e.Instr), how, f.Msg)
 	}
-	return buf, tr, nil
+	return buf, instr, nil
+}
+
+// runChain runs, from the state a transition just reached, the single
+// transition each state's search would explore, as the search did
+// (explorer.Options.Chain, without sleep sets), appending them to c.chain:
+// until a state has no transition or more than one to explore, its
+// backward jump past explorer.MaxChainLoops, or explorer.MaxChain steps.
+// It checks the invariants of every state it leaves. It returns the fault
+// of a chained transition, or an invariant violation (inv), whether that
+// transition was a singleton persistent set out of more (reduced), and
+// instr plus the instructions executed. count says whether the chained
+// transitions count in the figures (not in an init path).
+func (c *certifier) runChain(count bool, instr int64) (f *vm.Fault, reduced, inv bool, _ int64) {
+	loops := 0
+	for k := 0; k < explorer.MaxChain; k++ {
+		if c.m.BackJump() {
+			if loops == explorer.MaxChainLoops {
+				return nil, false, false, instr
+			}
+			loops++
+		}
+		c.ct = c.m.Enabled(c.ct[:0])
+		cnt := len(c.ct)
+		n, first := cnt, 0
+		if cnt > 1 {
+			n = c.opts.Reducer.Ample(c.m, c.ct)
+			if c.opts.Symmetry && n > 1 {
+				c.twins, c.keep = explorer.KeptByTwins(c.m, c.ct, n, c.twins, c.keep)
+				kept := 0
+				for i := n - 1; i >= 0; i-- {
+					if c.keep[i] {
+						kept, first = kept+1, i
+					}
+				}
+				n = kept
+			}
+		}
+		if n != 1 {
+			return nil, false, false, instr
+		}
+		t := c.ct[first]
+		if c.m.InvariantsChanged() {
+			if f := c.m.CheckInvariants(); f != nil {
+				return f, false, true, instr
+			}
+		}
+		c.chain = append(c.chain, t)
+		f := c.step(t)
+		instr += int64(c.m.Executed())
+		if count {
+			c.res.Stats.Chained++
+			if cnt > 1 {
+				c.res.Stats.ChainedReduced++
+			}
+			c.res.Stats.Transitions++
+		}
+		if f != nil {
+			return f, cnt > 1, false, instr
+		}
+	}
+	return nil, false, false, instr
 }
 
 // step executes tr and, with Options.Symmetry, puts the threads of the
@@ -562,6 +705,7 @@ func (c *certifier) run() (err error) {
 		fp = c.fingerprint()
 	}
 	root := int32(0)
+	var rootBad *vm.Trans // a task's root is a materialised state whose chain faulted at this transition
 	// A task starts with its init path: productive transitions of other
 	// tasks' regions, whose states are only compared, not explored.
 	if c.task {
@@ -590,6 +734,7 @@ func (c *certifier) run() (err error) {
 			if start != nil {
 				// Replayed and checked already (Partition.Prepare).
 				c.initPath = append(c.initPath, vm.Trans{Thread: e.Thread, Choice: e.Choice})
+				c.initPath = append(c.initPath, start.chainOf(e.ID)...)
 				c.setOnStack(e.ID, true)
 				if !c.trust {
 					if err := c.compare(e.ID, start.fps[e.ID], -1); err != nil {
@@ -598,15 +743,16 @@ func (c *certifier) run() (err error) {
 				}
 				continue
 			}
-			var tr vm.Trans
-			if buf, tr, err = c.initStep(buf, e, func() (string, string) {
+			var instr int64
+			if buf, instr, err = c.initStep(buf, e, func() (string, string) {
 				return fmt.Sprintf("init path entry %d", i), fmt.Sprintf("state %d", c.prevInit(init, i))
 			}); err != nil {
 				return err
 			}
-			c.initPath = append(c.initPath, tr)
+			c.initPath = append(c.initPath, vm.Trans{Thread: e.Thread, Choice: e.Choice})
+			c.initPath = append(c.initPath, c.chain...)
 			c.setOnStack(e.ID, true) // on the producer's stack all along
-			c.res.Stats.Instructions += int64(m.Executed())
+			c.res.Stats.Instructions += instr
 			if !c.trust {
 				fp = c.fingerprint()
 				if err := c.compare(e.ID, fp, -1); err != nil {
@@ -614,7 +760,11 @@ func (c *certifier) run() (err error) {
 				}
 			}
 		}
+		if len(init) > 0 && start == nil && c.initMat {
+			rootBad = &c.initBad
+		}
 		if start != nil {
+			rootBad = start.bad
 			m.Decode(start.enc)
 			c.res.Stats.Instructions += start.instr
 			if !c.trust {
@@ -629,6 +779,7 @@ func (c *certifier) run() (err error) {
 			return corrupt(-1, "the init path does not lead to the task's root state %d", root)
 		}
 		c.define(root)
+		c.chain = c.chain[:0]
 	}
 	c.highest = root
 	if !c.trust {
@@ -636,6 +787,9 @@ func (c *certifier) run() (err error) {
 	}
 	c.res.Stats.States = 1
 	c.enter(root, fp, vm.Trans{})
+	if rootBad != nil && len(c.stack) == 1 {
+		c.expandMaterialised(&c.stack[0], *rootBad)
+	}
 	if c.stopped {
 		return nil
 	}
@@ -761,6 +915,16 @@ func (c *certifier) follow(e *Entry) error {
 	}
 	level := len(c.stack) - 1
 	top := &c.stack[level]
+	if mt := c.mat; mt != nil {
+		c.mat = nil
+		if e.Op != OpBacktrack && level == mt.level && e.Thread == mt.tr.Thread && e.Choice == mt.tr.Choice && e.Instr == mt.instr && e.Op != OpFault {
+			return c.materialise(e, mt)
+		}
+		if !c.trust {
+			return discrepancy(Unexplored, pos, "the chain of %s from state %d faulted in a reduced state, so the search stores the state before the fault and explores it fully, but the script does not introduce it next", c.describe(mt.tr, mt.instr), c.stack[mt.level].id)
+		}
+		// (A trustful script leaves it out if it was visited before.)
+	}
 	if e.Op == OpBacktrack {
 		if top.left > 0 && !c.trust {
 			for i := top.start; i < top.req; i++ {
@@ -771,7 +935,7 @@ func (c *certifier) follow(e *Entry) error {
 			}
 		}
 		if !c.task && c.s.Subgraph != nil {
-			size := c.res.Stats.Transitions - top.transAt
+			size := c.trans0 - top.transAt
 			if int(top.id) >= len(c.s.Subgraph) || c.s.Subgraph[top.id] != size {
 				got := int64(-1)
 				if int(top.id) < len(c.s.Subgraph) {
@@ -821,9 +985,33 @@ func (c *certifier) follow(e *Entry) error {
 		c.m.MarkInvariantsChecked() // a state on the stack was checked when entered
 	}
 	c.loaded = -1
+	c.chain = c.chain[:top.ce]
 	f := c.step(tr)
+	c.trans0++
 	c.res.Stats.Transitions++
 	c.res.Stats.Instructions += int64(c.m.Executed())
+	if f == nil && c.opts.Chain {
+		cf, reduced, inv, instr := c.runChain(true, 0)
+		c.res.Stats.Instructions += instr
+		if cf != nil {
+			if e.Op != OpFault {
+				how := "faults"
+				if inv {
+					how = "reaches a state that violates an invariant"
+				}
+				return discrepancy(FaultMismatch, pos, "the chain of %s from state %d %s (%s), the script says it reaches state %d", c.describe(tr, e.Instr), top.id, how, cf.Msg, e.ID)
+			}
+			if c.opts.OnTransition != nil {
+				c.opts.OnTransition(top.fp, tr, 0)
+			}
+			c.record(cf, &tr)
+			if reduced && !inv {
+				c.matBuf = materialise{level: level, tr: tr, instr: e.Instr, bad: c.chain[len(c.chain)-1], n: int32(len(c.chain)) - top.ce - 1}
+				c.mat = &c.matBuf
+			}
+			return nil
+		}
+	}
 	if f != nil {
 		if e.Op != OpFault {
 			return discrepancy(FaultMismatch, pos, "%s from state %d faults (%s), the script says it reaches state %d", c.describe(tr, e.Instr), top.id, f.Msg, e.ID)
@@ -864,6 +1052,16 @@ func (c *certifier) follow(e *Entry) error {
 			}
 		}
 	}
+	return c.arrive(e, tr, level, fp, pos, int32(len(c.chain)), false)
+}
+
+// arrive handles the end of transition entry e, tr from the state at
+// level, which reached a state with fingerprint fp (by c.chain[top's
+// ce:ce] after tr): a visited state's ID is checked, a new state
+// introduced and entered. mat says the state is a materialised one
+// (Options.Chain), for which the stack proviso does not apply.
+func (c *certifier) arrive(e *Entry, tr vm.Trans, level int, fp uint64, pos int64, ce int32, mat bool) error {
+	top := &c.stack[level]
 	if e.Op == OpOld {
 		if !c.task && e.ID > c.highest {
 			return discrepancy(BadID, pos, "%s from state %d: the script says it reaches state %d, which it has not introduced (highest is %d)", c.describe(tr, e.Instr), top.id, e.ID, c.highest)
@@ -874,7 +1072,7 @@ func (c *certifier) follow(e *Entry) error {
 		if err := c.compare(e.ID, fp, pos); err != nil {
 			return err
 		}
-		if top.req < top.end && c.isOnStack(e.ID) {
+		if !mat && top.req < top.end && c.isOnStack(e.ID) {
 			c.expandFully(top) // the stack proviso: a cycle closed
 		}
 		if e.ID == 0 {
@@ -886,7 +1084,9 @@ func (c *certifier) follow(e *Entry) error {
 				delete(c.sparse, e.ID)
 			}
 		}
-		c.res.Stats.Revisits++
+		if !mat {
+			c.res.Stats.Revisits++ // (the search counts a materialised state's revisit as none)
+		}
 		return nil
 	}
 	// A new state.
@@ -911,8 +1111,65 @@ func (c *certifier) follow(e *Entry) error {
 	}
 	c.highest = e.ID
 	c.res.Stats.States++
-	c.enter(e.ID, fp, tr)
+	c.enterChained(e.ID, fp, tr, top.ce, ce)
 	return nil
+}
+
+// materialise follows entry e, which introduces (or revisits) the
+// materialised state mt: it loads mt's state and replays mt.tr and the
+// chained transitions before the fault (not counted again, as in the
+// search), checks e's ID against it and, for a new state, enters it and
+// explores it fully, the faulting transition counting as explored.
+func (c *certifier) materialise(e *Entry, mt *materialise) error {
+	top := &c.stack[mt.level]
+	if !top.snap {
+		return fmt.Errorf("internal error: state %d is not held and has no snapshot", top.id)
+	}
+	c.m.Restore(c.snaps[mt.level])
+	c.m.MarkInvariantsChecked()
+	c.loaded = -1
+	c.trans0++
+	end := top.ce + mt.n
+	if int(end) > len(c.chain) {
+		return fmt.Errorf("internal error: the chain to replay is gone")
+	}
+	f := c.step(mt.tr)
+	for i := top.ce; f == nil && i < end; i++ {
+		f = c.step(c.chain[i])
+	}
+	if f != nil {
+		return fmt.Errorf("internal error: a chain did not replay")
+	}
+	c.chain = c.chain[:end]
+	var fp uint64
+	if !c.trust {
+		fp = c.fingerprint()
+	}
+	depth := len(c.stack)
+	if err := c.arrive(e, mt.tr, mt.level, fp, c.pos, end, true); err != nil || e.Op != OpNew || len(c.stack) != depth+1 {
+		return err
+	}
+	c.expandMaterialised(&c.stack[depth], mt.bad)
+	return nil
+}
+
+// expandMaterialised makes materialised state nt explore all its
+// transitions, bad, which faults in its chain, counting as explored.
+func (c *certifier) expandMaterialised(nt *frame, bad vm.Trans) {
+	if nt.req < nt.end {
+		c.expandFully(nt)
+	}
+	for i := nt.start; i < nt.end; i++ {
+		if c.trans[i] == bad {
+			if !c.done[i] {
+				c.done[i] = true
+				if i < nt.req && c.need[i] {
+					nt.left--
+				}
+			}
+			break
+		}
+	}
 }
 
 // entry counts and follows one script entry; done says the certification

@@ -22,12 +22,12 @@ func TestRoundTrip_deadLocals(t *testing.T) {
 	progs := scriptPrograms(t)
 	fewer, searches := 0, 0
 	for _, pr := range progs {
-		for _, r := range []reduction{{por.None, "none"}, {por.All, "all/stack"}} {
+		for _, r := range []reduction{{por.None, "none", false}, {por.All, "all/stack", false}, {por.All, "all/stack", true}} {
 			if pr.model && r.mode == por.None {
 				continue
 			}
 			searches++
-			name := fmt.Sprintf("model=%s/por=%s", pr.name, r.name)
+			name := fmt.Sprintf("model=%s/por=%s", pr.name, r)
 			mk := func(dead bool) *vm.Machine {
 				m, err := vm.New(pr.p, r.mode.VMOptions(vm.Options{Granularity: vm.GranTransition, DeadLocals: dead}))
 				if err != nil {
@@ -38,7 +38,7 @@ func TestRoundTrip_deadLocals(t *testing.T) {
 			opts := func() explorer.Options {
 				o := explorer.Options{Continue: true}
 				if r.mode != por.None {
-					o.Reducer, o.Proviso = por.New(pr.p, r.mode), explorer.ProvisoStack
+					o.Reducer, o.Proviso, o.Chain = por.New(pr.p, r.mode), explorer.ProvisoStack, r.chain
 				}
 				return o
 			}

@@ -96,6 +96,7 @@ const (
 	FlagComplete   = 1 << iota // the search ended by itself, not stopped at its first error
 	FlagContinue               // the search went on after errors
 	FlagDeadLocals             // the machine zeroed dead locals after every transition (--dead-locals)
+	FlagChains                 // the search ran chains (explorer.Options.Chain, --chain)
 	flagsEnd                   // the flags below are all there are
 )
 
@@ -160,6 +161,10 @@ func (h *Header) IsTask() bool { return h.Kind == KindTask || h.Kind == KindTrus
 // Complete reports whether the search that wrote the script ended by itself.
 func (h *Header) Complete() bool { return h.Flags&FlagComplete != 0 }
 
+// Chains reports whether the search that wrote the script ran chains
+// (explorer.Options.Chain), which change its states.
+func (h *Header) Chains() bool { return h.Flags&FlagChains != 0 }
+
 // DeadLocals reports whether the search that wrote the script ran with
 // dead variable reduction, which changes the states.
 func (h *Header) DeadLocals() bool { return h.Flags&FlagDeadLocals != 0 }
@@ -208,8 +213,8 @@ var ErrMismatch = errors.New("script does not match")
 // header name: "none", or the mode and the proviso, "all/stack"; see
 // Options.POR), with or without dead variable reduction, and with or
 // without thread symmetry reduction (the header's symmetry "threads" or
-// "none").
-func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symmetry bool) error {
+// "none"), and with or without chains.
+func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symmetry, chains bool) error {
 	if h.Digest != digest {
 		return fmt.Errorf("%w: it was written for another program (digest %016x, this program has %016x): were the same model and -D values given?", ErrMismatch, h.Digest, digest)
 	}
@@ -233,6 +238,12 @@ func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symme
 			return fmt.Errorf("%w: it was written with dead variable reduction: give --dead-locals", ErrMismatch)
 		}
 		return fmt.Errorf("%w: it was written without dead variable reduction: drop --dead-locals", ErrMismatch)
+	}
+	if h.Chains() != chains {
+		if h.Chains() {
+			return fmt.Errorf("%w: it was written with chains: drop --chain=false", ErrMismatch)
+		}
+		return fmt.Errorf("%w: it was written without chains: give --chain=false", ErrMismatch)
 	}
 	return nil
 }

@@ -29,23 +29,27 @@ type FPMap struct {
 	Revisits     int64
 	Errors       int64
 	Instructions int64
-	Verdict      string
-	IDs          []int32
-	FPs          []uint64
-	Defined      []bool
+	// With chains: the transitions the task ran from states it did not
+	// store, and how many of them from reduced states (explorer.Stats).
+	Chained, ChainedReduced int64
+	Verdict                 string
+	IDs                     []int32
+	FPs                     []uint64
+	Defined                 []bool
 }
 
 const fpMagic = "MCVMFPM\n"
 
 // fpMapVersion is the version of the FP map format (independent of the
 // script format's).
-const fpMapVersion = 1
+// Version 2 added the chained transitions' counts.
+const fpMapVersion = 2
 
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats
 	fm := &FPMap{Digest: c.s.Digest, Trustful: c.trust, Task: c.s.Task, Tasks: c.s.Tasks, Root: c.s.Root,
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, Errors: st.Errors,
-		Instructions: st.Instructions, Verdict: c.res.Verdict.String()}
+		Instructions: st.Instructions, Chained: st.Chained, ChainedReduced: st.ChainedReduced, Verdict: c.res.Verdict.String()}
 	if c.trust {
 		return fm // figures only
 	}
@@ -68,7 +72,7 @@ func EncodeFPMap(m *FPMap) []byte {
 	if m.Trustful {
 		trust = 1
 	}
-	for _, x := range []int64{trust, int64(m.Task), int64(m.Tasks), int64(m.Root), m.States, m.Transitions, m.Revisits, m.Errors, m.Instructions} {
+	for _, x := range []int64{trust, int64(m.Task), int64(m.Tasks), int64(m.Root), m.States, m.Transitions, m.Revisits, m.Errors, m.Instructions, m.Chained, m.ChainedReduced} {
 		b = binary.AppendUvarint(b, uint64(x))
 	}
 	b = appendStr(b, m.Verdict)
@@ -94,7 +98,7 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 	}
 	r := &hreader{b: data, off: len(fpMagic)}
 	if v := r.u(); r.err == nil && v != fpMapVersion {
-		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d", v, fpMapVersion)
+		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d: certify the task again with this mcvm", v, fpMapVersion)
 	}
 	m := &FPMap{Digest: r.u64()}
 	switch r.count() {
@@ -106,6 +110,7 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 	}
 	m.Task, m.Tasks, m.Root = int(r.count()), int(r.count()), int32(r.count())
 	m.States, m.Transitions, m.Revisits, m.Errors, m.Instructions = r.count(), r.count(), r.count(), r.count(), r.count()
+	m.Chained, m.ChainedReduced = r.count(), r.count()
 	m.Verdict = r.str()
 	n := r.count()
 	if r.err != nil {
@@ -145,6 +150,8 @@ type MergeResult struct {
 	Revisits     int64
 	Errors       int64
 	Instructions int64
+	Chained      int64 // transitions run in chains (from states not stored)
+	ChainedRed   int64 // of those, from reduced states
 	Comparisons  int64 // fingerprint comparisons made
 }
 
@@ -206,6 +213,8 @@ func merge(maps []*FPMap, all mergeTable) (*MergeResult, error) {
 		res.Revisits += m.Revisits
 		res.Errors += m.Errors
 		res.Instructions += m.Instructions
+		res.Chained += m.Chained
+		res.ChainedRed += m.ChainedReduced
 		if m.Verdict != res.Verdict && res.Verdict == explorer.VerdictOK.String() {
 			res.Verdict = m.Verdict
 		}

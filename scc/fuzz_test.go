@@ -32,11 +32,21 @@ func FuzzRead(f *testing.F) {
 	for _, t := range part.Tasks {
 		f.Add(scc.Encode(t))
 	}
-	red := reduction{por.All, "all/stack"}
+	red := reduction{por.All, "all/stack", false}
 	wantR, _, fullR := red.verify(f, p, vm.GranTransition, true, false)
 	_, _, trustfulR := red.verify(f, p, vm.GranTransition, true, true)
 	f.Add(fullR)
 	f.Add(trustfulR)
+	redC := reduction{por.All, "all/stack", true}
+	wantC, _, fullC := redC.verify(f, p, vm.GranTransition, true, false)
+	f.Add(fullC)
+	if sc, err := scc.Read(fullC); err == nil {
+		if part, err := scc.Split(sc, 3); err == nil {
+			for _, t := range part.Tasks {
+				f.Add(scc.Encode(t))
+			}
+		}
+	}
 	if wantR.Stats.States >= want.Stats.States {
 		f.Fatalf("the reduction does not reduce the fuzzed program (%d states, %d unreduced)", wantR.Stats.States, want.Stats.States)
 	}
@@ -52,8 +62,10 @@ func FuzzRead(f *testing.F) {
 	// certify certifies with the reduction the header names.
 	certify := func(s *scc.Script, o scc.Options) (*scc.Result, error) {
 		if s.POR == red.name {
-			m, _ := vm.New(p, red.mode.VMOptions(vm.Options{Granularity: vm.GranTransition}))
-			return scc.Certify(m, s, red.options(p, o))
+			r := red
+			r.chain = s.Chains()
+			m, _ := vm.New(p, r.mode.VMOptions(vm.Options{Granularity: vm.GranTransition}))
+			return scc.Certify(m, s, r.options(p, o))
 		}
 		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
 		return scc.Certify(m, s, o)
@@ -80,6 +92,9 @@ func FuzzRead(f *testing.F) {
 		w := want
 		if s.POR == red.name {
 			w = wantR
+			if s.Chains() {
+				w = wantC
+			}
 		}
 		if err == nil && !s.IsTask() && !s.Trustful() && res.Verdict == w.Verdict &&
 			(res.Stats.States != w.Stats.States || res.Stats.Transitions != w.Stats.Transitions) {

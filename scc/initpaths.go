@@ -16,6 +16,23 @@ type taskStart struct {
 	enc   []byte
 	fps   []uint64 // by state ID, shared by the partition's tasks: the init paths' states' and the initial state's
 	instr int64    // the instructions the init path executes, counted in the task's figures as if it replayed it
+	// With Options.Chain, shared like fps: the transitions chained after
+	// the one that introduced state ID, chains[chainAt[ID]:chainAt[ID+1]]
+	// (nil without chains).
+	chainAt []int32
+	chains  []vm.Trans
+	// bad: the root is a materialised state (Options.Chain) whose chain
+	// faulted at this transition.
+	bad *vm.Trans
+}
+
+// chainOf returns the transitions chained after the one that introduced
+// init path state id.
+func (st *taskStart) chainOf(id int32) []vm.Trans {
+	if st.chainAt == nil {
+		return nil
+	}
+	return st.chains[st.chainAt[id]:st.chainAt[id+1]]
 }
 
 // Prepare replays the init paths of the tasks of part, which Split made in
@@ -32,6 +49,9 @@ type taskStart struct {
 func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 	if len(part.Tasks) == 0 {
 		return nil
+	}
+	if opts.Chain && opts.Reducer == nil {
+		return fmt.Errorf("chains need a reduction (a reducer)")
 	}
 	trust := part.Tasks[0].Trustful()
 	c := &certifier{m: m, opts: opts, trust: trust}
@@ -98,6 +118,15 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 		byID = make([]uint64, part.Tasks[order[len(order)-1]].Root+1)
 		byID[0] = fps[0]
 	}
+	// With chains, each init path state's chained transitions, by ID
+	// and their offsets in one buffer (made at the end).
+	var chainLen []int32
+	var chainByID [][]vm.Trans
+	if opts.Chain {
+		n := part.Tasks[order[len(order)-1]].Root + 1
+		chainLen = make([]int32, n+1)
+		chainByID = make([][]vm.Trans, n)
+	}
 	var buf []vm.Trans
 	for k, ti := range order {
 		chain := part.Tasks[ti].view.init()
@@ -126,10 +155,14 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 			}
 			e := chain[at]
 			var err error
-			if buf, _, err = c.initStep(buf, e, func() (string, string) {
+			var executed int64
+			if buf, executed, err = c.initStep(buf, e, func() (string, string) {
 				return fmt.Sprintf("init path entry %d of task %d", at, ti+1), "its state"
 			}); err != nil {
 				return err
+			}
+			if chainLen != nil && len(c.chain) > 0 && chainByID[e.ID] == nil {
+				chainByID[e.ID] = slices.Clone(c.chain)
 			}
 			var fp uint64
 			if !trust {
@@ -137,13 +170,28 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 				byID[e.ID] = fp
 			}
 			fps = append(fps, fp)
-			instr = append(instr, instr[at]+int64(m.Executed()))
+			instr = append(instr, instr[at]+executed)
 		}
 		if len(branch) > 0 && branch[0] == at {
 			saved = append(saved, save{at, m.Encode(nil)})
 		}
 		st := &taskStart{enc: m.Encode(nil), fps: byID, instr: instr[len(chain)]}
+		if len(chain) > 0 && c.initMat {
+			bad := c.initBad
+			st.bad = &bad
+		}
 		part.Tasks[ti].view.start = st
+	}
+	if chainLen != nil {
+		// One buffer for all: chainLen becomes the offsets.
+		var all []vm.Trans
+		for id, ch := range chainByID {
+			all = append(all, ch...)
+			chainLen[id+1] = int32(len(all))
+		}
+		for _, t := range part.Tasks {
+			t.view.start.chainAt, t.view.start.chains = chainLen, all
+		}
 	}
 	return nil
 }

@@ -163,9 +163,10 @@ var ErrIncomplete = errors.New("the search was cut off by a limit")
 //
 // With opts.Reducer the search is reduced: por is the reduction's name for
 // the header (Options.POR), and the certifier must apply the same one. A
-// script records persistent sets with the stack proviso only: chains,
-// sleep sets, dynamic reduction and symmetry are refused (the certifier
-// could not check what they leave out).
+// script records persistent sets with the stack proviso only, with or
+// without chains (header flag FlagChains; the certifier runs the same
+// chains) and thread symmetry: sleep sets and dynamic reduction are
+// refused (the certifier could not check what they leave out).
 func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*explorer.Result, *Script, error) {
 	if opts.Order != explorer.DFS {
 		return nil, nil, fmt.Errorf("search scripts record depth-first searches; --search %s cannot write one", opts.Order)
@@ -173,8 +174,10 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	switch {
 	case (opts.Reducer == nil) != (por == "none"):
 		return nil, nil, fmt.Errorf("internal error: reduction %q with reducer %v", por, opts.Reducer != nil)
-	case opts.Chain || opts.Sleep || opts.Dynamic != nil:
-		return nil, nil, fmt.Errorf("search scripts do not record chains, sleep sets or dynamic reduction")
+	case opts.Sleep || opts.Dynamic != nil:
+		return nil, nil, fmt.Errorf("search scripts do not record sleep sets or dynamic reduction")
+	case opts.Chain && opts.Reducer == nil:
+		return nil, nil, fmt.Errorf("chains need a reduction")
 	case opts.Reducer != nil && (opts.Proviso.Resolve(opts.Order) != explorer.ProvisoStack || opts.MaxDepth > 0):
 		return nil, nil, fmt.Errorf("a reduced search script needs the stack proviso and no --max-depth")
 	}
@@ -194,6 +197,9 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	}
 	if opts.Symmetry {
 		s.Symmetry = SymmetryThreads
+	}
+	if opts.Chain {
+		s.Flags |= FlagChains
 	}
 	return res, s, nil
 }

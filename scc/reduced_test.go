@@ -18,13 +18,25 @@ import (
 	"mcvm/vm"
 )
 
-// reduction is a partial-order reduction as verify and certify apply it.
+// reduction is a partial-order reduction as verify and certify apply it,
+// with or without chains.
 type reduction struct {
-	mode por.Mode
-	name string // the header's
+	mode  por.Mode
+	name  string // the header's
+	chain bool
 }
 
-var reductions = []reduction{{por.Escape, "escape/stack"}, {por.Ample, "ample/stack"}, {por.All, "all/stack"}}
+var reductions = []reduction{
+	{por.Escape, "escape/stack", false}, {por.Ample, "ample/stack", false}, {por.All, "all/stack", false},
+	{por.Escape, "escape/stack", true}, {por.Ample, "ample/stack", true}, {por.All, "all/stack", true},
+}
+
+func (r reduction) String() string {
+	if r.chain {
+		return r.name + "+chain"
+	}
+	return r.name
+}
 
 func (r reduction) machine(t testing.TB, p *bytecode.Program, g vm.Granularity) *vm.Machine {
 	t.Helper()
@@ -41,7 +53,7 @@ func (r reduction) verify(t testing.TB, p *bytecode.Program, g vm.Granularity, c
 	t.Helper()
 	gr := newGraph()
 	var fps []uint64
-	opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack}
+	opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack, Chain: r.chain}
 	opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true }
 	res, s, err := scc.Verify(r.machine(t, p, g), opts, trustful, r.name)
 	if err != nil {
@@ -52,7 +64,7 @@ func (r reduction) verify(t testing.TB, p *bytecode.Program, g vm.Granularity, c
 
 // options returns certification options for the reduction.
 func (r reduction) options(p *bytecode.Program, o scc.Options) scc.Options {
-	o.Reducer, o.POR = por.New(p, r.mode), r.name
+	o.Reducer, o.POR, o.Chain = por.New(p, r.mode), r.name, r.chain
 	return o
 }
 
@@ -87,7 +99,7 @@ func TestRoundTrip_reduced(t *testing.T) {
 				if pr.model && !cont {
 					continue
 				}
-				name := fmt.Sprintf("model=%s/por=%s/continue=%v", pr.name, r.name, cont)
+				name := fmt.Sprintf("model=%s/por=%s/continue=%v", pr.name, r, cont)
 				v, _, data := r.verify(t, pr.p, vm.GranTransition, cont, false)
 				if cont && unreduced != nil {
 					if v.Verdict != unreduced.Verdict {
@@ -104,6 +116,9 @@ func TestRoundTrip_reduced(t *testing.T) {
 						continue
 					}
 					checkSame(t, name, v, c, false)
+					if !cont && c.Fault != nil {
+						replayFault(t, name, r.machine(t, pr.p, vm.GranTransition), c)
+					}
 				}
 				_, _, tdata := r.verify(t, pr.p, vm.GranTransition, cont, true)
 				if c, err := r.certify(t, pr.p, vm.GranTransition, tdata, scc.Options{Continue: cont}); err != nil {
@@ -115,7 +130,7 @@ func TestRoundTrip_reduced(t *testing.T) {
 					continue
 				}
 				// The same as the explorer's search for the reduction.
-				ex := explorer.Search(r.machine(t, pr.p, vm.GranTransition), explorer.Options{Continue: true, Reducer: por.New(pr.p, r.mode)})
+				ex := explorer.Search(r.machine(t, pr.p, vm.GranTransition), explorer.Options{Continue: true, Reducer: por.New(pr.p, r.mode), Chain: r.chain})
 				if ex.Stats.States != v.Stats.States || ex.Stats.Transitions != v.Stats.Transitions {
 					t.Errorf("%s: verify %d states %d transitions, search %d %d", name, v.Stats.States, v.Stats.Transitions, ex.Stats.States, ex.Stats.Transitions)
 				}
@@ -154,9 +169,15 @@ func TestRoundTrip_reduced(t *testing.T) {
 						t.Errorf("%s/tasks=%d: merged %d states %d transitions, verify %d %d", name, k, m.States, m.Transitions, v.Stats.States, v.Stats.Transitions)
 					}
 				}
-				// Another reduction, or none, is refused up front.
+				// Another reduction, or none, is refused up front, and so
+				// is the other choice of chains.
 				if _, err := certify(t, pr.p, vm.GranTransition, data, scc.Options{Continue: true}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("give --por")) {
 					t.Errorf("%s: certified without the reduction: %v", name, err)
+				}
+				other := r
+				other.chain = !r.chain
+				if _, err := other.certify(t, pr.p, vm.GranTransition, data, scc.Options{Continue: true}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("--chain=false")) {
+					t.Errorf("%s: certified with chain=%v: %v", name, other.chain, err)
 				}
 			}
 		}
@@ -166,12 +187,49 @@ func TestRoundTrip_reduced(t *testing.T) {
 	}
 }
 
+// certifyReducedTasks certifies part's tasks as task files (with gr
+// seeing what they cover) and merges their FP maps; it checks that the
+// tasks certified as split, with their init paths replayed once
+// (Partition.Prepare), give the same FP maps and figures.
 func certifyReducedTasks(t testing.TB, p *bytecode.Program, r reduction, part *scc.Partition, gr *graph) (*scc.MergeResult, error) {
-	return mergeTasks(part, func(task *scc.Script) (*scc.Result, error) {
+	var files []*scc.Result
+	m, err := mergeTasks(part, func(task *scc.Script) (*scc.Result, error) {
 		o := scc.Options{Continue: true}
 		gr.hook(&o)
-		return r.certify(t, p, vm.GranTransition, scc.Encode(task), o)
+		res, err := r.certify(t, p, vm.GranTransition, scc.Encode(task), o)
+		files = append(files, res)
+		return res, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	if err := part.Prepare(r.machine(t, p, vm.GranTransition), r.options(p, scc.Options{Continue: true})); err != nil {
+		return nil, fmt.Errorf("Prepare: %w", err)
+	}
+	for i, task := range part.Tasks {
+		res, err := scc.Certify(r.machine(t, p, vm.GranTransition), task, r.options(p, scc.Options{Continue: true}))
+		if err != nil {
+			return nil, fmt.Errorf("task %d prepared: %w", task.Task, err)
+		}
+		f := files[i]
+		if string(scc.EncodeFPMap(res.FP)) != string(scc.EncodeFPMap(f.FP)) || res.Entries != f.Entries || res.InitLen != f.InitLen {
+			return nil, fmt.Errorf("task %d prepared: FP map of %d IDs, %d entries, init path %d; as a file %d, %d, %d", task.Task, len(res.FP.IDs), res.Entries, res.InitLen, len(f.FP.IDs), f.Entries, f.InitLen)
+		}
+		if (res.Fault == nil) != (f.Fault == nil) || len(res.Path) != len(f.Path) {
+			return nil, fmt.Errorf("task %d prepared: counterexample of %d steps, as a file %d", task.Task, len(res.Path), len(f.Path))
+		}
+	}
+	return m, nil
+}
+
+// replayFault checks that certification result c's counterexample replays
+// on m to a fault of the same kind.
+func replayFault(t testing.TB, name string, m *vm.Machine, c *scc.Result) {
+	t.Helper()
+	_, f, err := explorer.Replay(m, c.Path)
+	if err != nil || f == nil || f.Kind != c.Fault.Kind {
+		t.Errorf("%s: the counterexample of %d steps replays to %v (%v), want a %s", name, len(c.Path), f, err, c.Fault.Kind)
+	}
 }
 
 // scriptProg is a program whose scripts the round-trip tests certify.
@@ -230,28 +288,29 @@ func TestTamper_reduced(t *testing.T) {
 		{filepath.Join(conformanceDir, "notify_choice.mcasm"), nil, true},
 		{filepath.Join(conformanceDir, "peterson.mcasm"), nil, false},
 	}
-	r := reduction{por.All, "all/stack"}
-	for _, mod := range models {
-		p := assemble(t, mod.path, mod.defs)
-		v, _, data := r.verify(t, p, vm.GranTransition, mod.cont, false)
-		// The honest script's graph: what its certification covers.
-		want := newGraph()
-		o := r.options(p, scc.Options{Continue: mod.cont})
-		want.hook(&o)
-		s0, err := scc.Read(data)
-		if err != nil {
-			t.Fatal(err)
+	for _, r := range []reduction{{por.All, "all/stack", false}, {por.All, "all/stack", true}} {
+		for _, mod := range models {
+			p := assemble(t, mod.path, mod.defs)
+			v, _, data := r.verify(t, p, vm.GranTransition, mod.cont, false)
+			// The honest script's graph: what its certification covers.
+			want := newGraph()
+			o := r.options(p, scc.Options{Continue: mod.cont})
+			want.hook(&o)
+			s0, err := scc.Read(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := scc.Certify(r.machine(t, p, vm.GranTransition), s0, o); err != nil {
+				t.Fatal(err)
+			}
+			entries, err := scc.DecodeEntries(s0.Body, 0, s0.Entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc := tamperCase{p: p, g: vm.GranTransition, cont: mod.cont, want: want, verdict: v.Verdict.String(), red: &r}
+			counts := tc.mutate(t, s0, entries, len(entries)/150, filepath.Base(mod.path)+"/"+r.String())
+			t.Logf("%s/%s: %d states (reduced); per mutation [rejected, still covering everything]: %v", filepath.Base(mod.path), r, v.Stats.States, counts)
 		}
-		if _, err := scc.Certify(r.machine(t, p, vm.GranTransition), s0, o); err != nil {
-			t.Fatal(err)
-		}
-		entries, err := scc.DecodeEntries(s0.Body, 0, s0.Entries)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc := tamperCase{p: p, g: vm.GranTransition, cont: mod.cont, want: want, verdict: v.Verdict.String(), red: &r}
-		counts := tc.mutate(t, s0, entries, len(entries)/150, filepath.Base(mod.path))
-		t.Logf("%s: %d states (reduced); per mutation [rejected, still covering everything]: %v", filepath.Base(mod.path), v.Stats.States, counts)
 	}
 }
 
@@ -266,7 +325,7 @@ func (firstOnly) Ample(_ *vm.Machine, trans []vm.Trans) int { return 1 }
 // reducer's, and states the stack proviso must expand fully but a search
 // with another proviso did not.
 func TestCertify_reducedChecked(t *testing.T) {
-	r := reduction{por.All, "all/stack"}
+	r := reduction{por.All, "all/stack", false}
 	// record writes the script of a search with reducer red and proviso pv,
 	// labelled as r's.
 	record := func(p *bytecode.Program, red explorer.Reducer, pv explorer.Proviso) (*explorer.Result, []byte) {
@@ -344,9 +403,9 @@ func TestGenerated_reducedScripts(t *testing.T) {
 				t.Fatalf("generator %d seed %d: %v", gi, seed, err)
 			}
 			for _, r := range reductions {
-				name := fmt.Sprintf("gen=%d/seed=%d/por=%s", gi, seed, r.name)
+				name := fmt.Sprintf("gen=%d/seed=%d/por=%s", gi, seed, r)
 				for _, cont := range []bool{true, false} {
-					opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack, MaxStates: 50000}
+					opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack, MaxStates: 50000, Chain: r.chain}
 					v, s, err := scc.Verify(r.machine(t, p, vm.GranTransition), opts, false, r.name)
 					if errors.Is(err, scc.ErrIncomplete) {
 						break
@@ -362,6 +421,9 @@ func TestGenerated_reducedScripts(t *testing.T) {
 					}
 					checkSame(t, fmt.Sprintf("%s/continue=%v", name, cont), v, c, false)
 					if !cont {
+						if c.Fault != nil {
+							replayFault(t, name, r.machine(t, p, vm.GranTransition), c)
+						}
 						continue
 					}
 					compared++

@@ -30,7 +30,7 @@ func (c symCase) machine(t testing.TB) *vm.Machine { return c.r.machine(t, c.p, 
 func (c symCase) explorerOptions(cont bool) explorer.Options {
 	o := explorer.Options{Continue: cont, Symmetry: true, MaxStates: 50000}
 	if c.r.mode != por.None {
-		o.Reducer, o.Proviso = por.New(c.p, c.r.mode), explorer.ProvisoStack
+		o.Reducer, o.Proviso, o.Chain = por.New(c.p, c.r.mode), explorer.ProvisoStack, c.r.chain
 	}
 	return o
 }
@@ -80,7 +80,7 @@ func symPrograms(t testing.TB) []symCase {
 	}
 	var cases []symCase
 	for _, pr := range progs {
-		for _, r := range []reduction{{por.None, "none"}, {por.All, "all/stack"}} {
+		for _, r := range []reduction{{por.None, "none", false}, {por.All, "all/stack", false}, {por.All, "all/stack", true}} {
 			cases = append(cases, symCase{pr.name, pr.p, r})
 		}
 	}
@@ -97,7 +97,7 @@ func TestScripts_symmetry(t *testing.T) {
 	twins, compared := 0, 0
 	for _, c := range symPrograms(t) {
 		for _, cont := range []bool{true, false} {
-			name := fmt.Sprintf("%s/por=%s/continue=%v", c.name, c.r.name, cont)
+			name := fmt.Sprintf("%s/por=%s/continue=%v", c.name, c.r, cont)
 			v, s, err := scc.Verify(c.machine(t), c.explorerOptions(cont), false, c.r.name)
 			if errors.Is(err, scc.ErrIncomplete) {
 				break
@@ -182,7 +182,7 @@ func TestScripts_symmetry(t *testing.T) {
 // symmetric searches are rejected or still cover the whole graph the
 // search explored.
 func TestTamper_symmetry(t *testing.T) {
-	for _, c := range symPrograms(t)[:4] { // the bounded buffer and symmetry_notify, unreduced and reduced
+	for _, c := range symPrograms(t)[:6] { // the bounded buffer and symmetry_notify: unreduced, reduced, reduced with chains
 		v, s, err := scc.Verify(c.machine(t), c.explorerOptions(true), false, c.r.name)
 		if err != nil {
 			t.Fatal(err)
@@ -202,8 +202,8 @@ func TestTamper_symmetry(t *testing.T) {
 		if c.r.mode != por.None {
 			tc.red = &c.r
 		}
-		counts := tc.mutate(t, s0, entries, len(entries)/40, c.name+"/"+c.r.name)
+		counts := tc.mutate(t, s0, entries, len(entries)/40, c.name+"/"+c.r.String())
 		t.Logf("%s por=%s: %d states, %d twin transitions left out; per mutation [rejected, still covering everything]: %v",
-			c.name, c.r.name, v.Stats.States, v.Stats.Twins, counts)
+			c.name, c.r, v.Stats.States, v.Stats.Twins, counts)
 	}
 }

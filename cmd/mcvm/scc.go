@@ -26,10 +26,31 @@ import (
 
 // scriptReduction is verify's and certify's --por: the partial-order
 // reduction of the search a script records.
-type scriptReduction struct{ name *string }
+type scriptReduction struct {
+	name  *string
+	chain *bool
+	fs    *pflag.FlagSet
+}
 
 func (f *scriptReduction) register(fs *pflag.FlagSet) {
-	f.name = fs.String("por", "all", "partial-order reduction of the search the script records: none, escape, ample or all (escape and ample), with the stack proviso, as check's --por but without chains and sleep sets (a certifier could not check what they leave out); dpor and --symmetry are check's only. verify and certify must be given the same; extra properties (--invariant, --properties, --next-invariant) need none")
+	f.fs = fs
+	f.name = fs.String("por", "all", "partial-order reduction of the search the script records: none, escape, ample or all (escape and ample), with the stack proviso, as check's --por but without sleep sets (a certifier could not check what they leave out); dpor is check's only. verify and certify must be given the same; extra properties (--invariant, --properties, --next-invariant) need none")
+	f.chain = fs.Bool("chain", true, "chains, as for check: a state whose search would explore a single transition is not stored, that transition runs at once as part of the one that reached it (the script names the transition that begins a chain, and the certifier runs the same chain). On by default wherever a reduction applies (not with --por none); the script's header says so, and verify and certify must agree (--chain=false for a script written without)")
+}
+
+// chains says whether the search runs chains: by default wherever a
+// reduction applies; an explicit --chain without one is an error.
+func (f *scriptReduction) chains(mode por.Mode) (bool, error) {
+	if !*f.chain {
+		return false, nil
+	}
+	if mode == por.None {
+		if f.fs.Changed("chain") {
+			return false, fmt.Errorf("--chain needs a reduction (--por other than none)")
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 // resolve parses --por: the mode, and its name in the script's header
@@ -120,9 +141,10 @@ productive transitions (--trustful-script, for trustful certification). The
 script is compressed with zstd and carries the program's digest and the
 options that shape the state space; see docs/scc-format.md. The search is
 reduced by --por (all by default, as for check) with the stack proviso,
-but without chains and sleep sets, which a certifier could not check: its
-figures are check's with --chain=false --sleep=false. --dead-locals and
---symmetry apply as for check and are recorded in the header. A search cut off by a
+with chains as check runs them (--chain=false: without), but without sleep
+sets, which a certifier could not check: its figures are check's with
+--sleep=false. --chain, --dead-locals and --symmetry apply as for check and
+are recorded in the header. A search cut off by a
 limit writes no script. Prints check's summary plus the script's figures.
 Exit codes as check.`
 
@@ -186,6 +208,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		opts.Reducer, opts.Proviso = por.New(p, mode), explorer.ProvisoStack
 		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
 	}
+	if opts.Chain, err = red.chains(mode); err != nil {
+		return fail(stderr, "verify", err)
+	}
 	if *sym {
 		if err := checkSymmetry(p); err != nil {
 			return fail(stderr, "verify", err)
@@ -232,8 +257,9 @@ certified, 1 property violated, 2 discrepancy or bad input, 3 limit.
 --por must be the one the script was written with (all by default): the
 certifier computes each state's persistent set itself and requires it
 explored, and all transitions where the stack proviso asks. Likewise
---dead-locals and --symmetry: give them exactly when verify was given
-them (the script's header says which; a mismatch is refused up front).
+--chain (on by default with a reduction), --dead-locals and --symmetry:
+give them exactly as verify was given them (the script's header says
+which; a mismatch is refused up front).
 
 Extra properties, which the producer need not have checked: --invariant
 CLASS.METHOD (a static method returning nonzero in every state), from the
@@ -307,6 +333,10 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "certify", err)
 	}
+	chains, err := red.chains(mode)
+	if err != nil {
+		return fail(stderr, "certify", err)
+	}
 	if mode != por.None && (len(*cf.invariants) > 0 || len(*cf.props) > 0 || len(*cf.nextInv) > 0) {
 		return fail(stderr, "certify", fmt.Errorf("extra properties (--invariant, --properties, --next-invariant) need a script of the unreduced search: verify and certify with --por none (partial-order reduction keeps only the states the program's own properties need)"))
 	}
@@ -344,7 +374,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "certify", err)
 		}
 	}
-	if err := s.Match(digest, gran.String(), porName, *cf.deadLocals, *cf.sym); err != nil {
+	if err := s.Match(digest, gran.String(), porName, *cf.deadLocals, *cf.sym, chains); err != nil {
 		return fail(stderr, "certify", fmt.Errorf("%s: %w", file, err))
 	}
 	mk, err := cf.machines(&sf, model, base, gran, mode)
@@ -355,8 +385,9 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "certify", err)
 	}
+	eo.Chain = chains // (for the summary)
 	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth,
-		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest, POR: porName, Symmetry: *cf.sym}
+		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: eo.Progress, Digest: digest, POR: porName, Symmetry: *cf.sym, Chain: chains}
 	if mode != por.None {
 		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
 	}
@@ -564,7 +595,9 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 	if err != nil {
 		return fail(stderr, "certify", err)
 	}
-	if err := part.Prepare(ms.m, opts); err != nil {
+	po := opts
+	po.Reducer = ms.reducer()
+	if err := part.Prepare(ms.m, po); err != nil {
 		return certifyFail(stderr, file, err)
 	}
 	partS := time.Since(start)
@@ -640,6 +673,7 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 	}
 	res.Stats.States, res.Stats.Transitions, res.Stats.Revisits = mr.States, mr.Transitions, mr.Revisits
 	res.Stats.Errors, res.Stats.Instructions = mr.Errors, mr.Instructions
+	res.Stats.Chained, res.Stats.ChainedReduced = mr.Chained, mr.ChainedRed
 	res.Stats.Elapsed = time.Since(start)
 	fig := figures(file, s, mr.Transitions)
 	fig.Tasks, fig.Jobs, fig.Comparisons = len(part.Tasks), *cf.jobs, mr.Comparisons

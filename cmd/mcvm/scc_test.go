@@ -120,7 +120,7 @@ func TestPartition_processes(t *testing.T) {
 		}
 		want := tc.figures
 		if want == "" {
-			st, tr := figuresOf(t, "check", "--por", tc.por, "--chain=false", "--sleep=false", "-D", "N=3", philoOK)
+			st, tr := figuresOf(t, "check", "--por", tc.por, "--sleep=false", "-D", "N=3", philoOK)
 			want = fmt.Sprintf("%d, %d transitions", st, tr)
 		}
 		tasks := filepath.Join(dir, "tasks")
@@ -147,24 +147,32 @@ func TestPartition_processes(t *testing.T) {
 
 // TestVerifyCertify_reduced: verify and certify with partial-order
 // reduction (--por, all by default) give check's figures for the same
-// reduction without chains and sleep sets, and refuse what a reduced script
-// cannot carry.
+// reduction without sleep sets, with chains (the default) and without, and
+// refuse what a reduced script cannot carry.
 func TestVerifyCertify_reduced(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s")
 	bb := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", "-D", "ITEMS=1", "-D", "BUG=0", "../../benchmarks/models/boundedbuffer.mcasm"}
 	for _, mode := range []string{"escape", "ample", "all"} {
-		cs, ct := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, bb...)...)
-		vs, vt := figuresOf(t, append([]string{"verify", "--continue", "--por", mode, "--script", script}, bb...)...)
-		if vs != cs || vt != ct {
-			t.Errorf("por=%s: verify %d states %d transitions, check %d %d", mode, vs, vt, cs, ct)
-		}
-		for _, extra := range [][]string{nil, {"--tasks", "5", "--jobs", "2"}} {
-			args := append(append([]string{"certify", "--continue", "--por", mode, "--script", script}, extra...), bb...)
-			if s, tr := figuresOf(t, args...); s != cs || tr != ct {
-				t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+		for _, chain := range []string{"--chain=true", "--chain=false"} {
+			cs, ct := figuresOf(t, append([]string{"check", "--continue", "--por", mode, chain, "--sleep=false"}, bb...)...)
+			vs, vt := figuresOf(t, append([]string{"verify", "--continue", "--por", mode, chain, "--script", script}, bb...)...)
+			if vs != cs || vt != ct {
+				t.Errorf("por=%s %s: verify %d states %d transitions, check %d %d", mode, chain, vs, vt, cs, ct)
 			}
+			for _, extra := range [][]string{nil, {"--tasks", "5", "--jobs", "2"}} {
+				args := append(append([]string{"certify", "--continue", "--por", mode, chain, "--script", script}, extra...), bb...)
+				if s, tr := figuresOf(t, args...); s != cs || tr != ct {
+					t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+				}
+			}
+			other := "--chain=false"
+			if chain == other {
+				other = "--chain=true"
+			}
+			wantUsage(t, append([]string{"certify", "--continue", "--por", mode, other, "--script", script}, bb...), "--chain=false")
 		}
+		cs, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--sleep=false"}, bb...)...)
 		if mode == "all" && cs == func() int64 {
 			s, _ := figuresOf(t, append([]string{"check", "--continue", "--por", "none"}, bb...)...)
 			return s
@@ -189,13 +197,14 @@ func TestVerifyCertify_reduced(t *testing.T) {
 		{[]string{"certify", "--script", script, "--invariant", "Main.countInBounds"}, "verify and certify with --por none"},
 		{[]string{"verify", "--por", "dpor", "--script", script}, "not dynamic reduction"},
 		{[]string{"verify", "--max-depth", "10", "--script", script}, "--max-depth needs --por none"},
+		{[]string{"verify", "--por", "none", "--chain", "--script", script}, "--chain needs a reduction"},
 	} {
 		wantUsage(t, append(tc.args, bb...), tc.want)
 	}
 }
 
 // verifyCertifyWith checks that verify FLAG writes a script that certify
-// FLAG follows with check FLAG's figures (without chains and sleep sets),
+// FLAG follows with check FLAG's figures (without sleep sets),
 // whole, in tasks and trustful, unreduced and with the default reduction;
 // that FLAG changes the figures of model; and that certify without FLAG
 // refuses the script, saying "give FLAG". It returns the script's path.
@@ -204,8 +213,8 @@ func verifyCertifyWith(t *testing.T, flag string, model []string) string {
 	dir := t.TempDir()
 	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
 	for _, mode := range []string{"none", "all"} {
-		cs, ct := figuresOf(t, append([]string{"check", "--continue", flag, "--por", mode, "--chain=false", "--sleep=false"}, model...)...)
-		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--chain=false", "--sleep=false"}, model...)...); ps == cs {
+		cs, ct := figuresOf(t, append([]string{"check", "--continue", flag, "--por", mode, "--sleep=false"}, model...)...)
+		if ps, _ := figuresOf(t, append([]string{"check", "--continue", "--por", mode, "--sleep=false"}, model...)...); ps == cs {
 			t.Errorf("por=%s: %s changes nothing here: the test needs a model it reduces", mode, flag)
 		}
 		figuresOf(t, append([]string{"verify", "--continue", flag, "--por", mode, "--script", script}, model...)...)
