@@ -959,7 +959,9 @@ func (r *hreader) u() uint64 {
 		r.fail()
 		return 0
 	}
-	if n < 0 {
+	if n < 0 || (n > 1 && r.b[r.off+n-1] == 0) {
+		// (A trailing zero byte is an overlong encoding, which the writer
+		// never makes: the bytes read must be the ones written.)
 		r.err = corrupt(-1, "bad number in the header at byte %d", r.off)
 		return 0
 	}
