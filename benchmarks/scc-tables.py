@@ -7,13 +7,16 @@ Usage: go build -o /tmp/mcvm ./cmd/mcvm && [POR=all] [SIZE=large] python3 benchm
 Every model is checked with --continue so the whole graph is explored even
 where the configuration has an error. Times are the best of REPEAT runs.
 POR=all (environment) measures scripts of the reduced search, compared with
-check --por all --chain=false --sleep=false; the default is POR=none.
+check --por all --sleep=false (with chains, as verify runs them by default;
+CHAIN=false measures scripts without, against check --chain=false); the
+default is POR=none.
 SIZE=large takes each model's LARGE configuration instead of its SMALL one.
 """
 import json, os, re, subprocess, sys, tempfile
 
 REPEAT = 2
 POR = os.environ.get("POR", "none")
+CHAIN = os.environ.get("CHAIN", "true")
 HERE = os.path.dirname(os.path.abspath(__file__))
 MCVM = sys.argv[1]
 only = sys.argv[2:]
@@ -57,8 +60,10 @@ tmp = tempfile.mkdtemp()
 rows = []
 for name, path, defs in models:
     base = defs + ["--continue", "--por", POR, path]
+    if POR != "none":
+        base = ["--chain=" + CHAIN] + base
     full, trust = os.path.join(tmp, name + ".scc"), os.path.join(tmp, name + ".tscc")
-    chk = best(["check", "--chain=false", "--sleep=false"] + base)  # what scripts record
+    chk = best(["check", "--sleep=false"] + base)  # what scripts record
     ver = best(["verify", "--script", full] + base)
     tver = best(["verify", "--trustful-script", trust] + base)
     cert = best(["certify", "--script", full] + base)
