@@ -834,18 +834,14 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 		n0 := len(s.trans)
 		s.trans = s.m.Enabled(s.trans)
 		cnt := len(s.trans) - n0
-		n := cnt
-		if cnt > 1 {
-			n = s.opts.Reducer.Ample(s.m, s.trans[n0:])
-			if s.opts.Symmetry && n > 1 {
-				n = s.dropTwins(n0, n0+n) - n0
-			}
-		}
-		if n != 1 {
+		var i, dropped int
+		i, dropped, s.twins, s.keep = ChainPick(s.m, s.opts.Reducer, s.opts.Symmetry, s.trans[n0:], s.twins, s.keep)
+		s.stats.Twins += int64(dropped)
+		if i < 0 {
 			s.trans = s.trans[:n0]
 			return nil, false, false
 		}
-		c := s.trans[n0]
+		c := s.trans[n0+i]
 		s.trans = s.trans[:n0]
 		if skipInvariants && !s.m.InvariantsChanged() {
 			// (As in check.)
@@ -907,6 +903,46 @@ func (s *search) dropTwins(start, end int) int {
 	}
 	s.trans = s.trans[:k]
 	return newEnd
+}
+
+// ChainPick decides whether a chain goes on from m's state
+// (Options.Chain): trans are the state's enabled transitions, which red's
+// Ample reorders where there are several. It returns the index in trans
+// of the single transition the state's search would explore (the only
+// one enabled, or a singleton persistent set once symmetry's twins are
+// left out, Options.Symmetry with sym), or -1 where the chain ends, and
+// how many transitions symmetry left out. Both the search and a certifier
+// of its script (package scc) decide by it. twins and keep are scratch,
+// returned grown.
+func ChainPick(m *vm.Machine, red Reducer, sym bool, trans []vm.Trans, twins []int32, keep []bool) (pick, dropped int, _ []int32, _ []bool) {
+	n := len(trans)
+	if n <= 1 {
+		return n - 1, 0, twins, keep
+	}
+	n = red.Ample(m, trans)
+	if !sym || n <= 1 {
+		if n == 1 {
+			return 0, 0, twins, keep
+		}
+		return -1, 0, twins, keep
+	}
+	twins, keep = KeptByTwins(m, trans, n, twins, keep)
+	pick, kept := -1, 0
+	for i, k := range keep {
+		switch {
+		case !k:
+			dropped++
+		case i < n:
+			if kept == 0 {
+				pick = i
+			}
+			kept++
+		}
+	}
+	if kept != 1 {
+		pick = -1
+	}
+	return pick, dropped, twins, keep
 }
 
 // KeptByTwins says which of a state's enabled transitions trans, the

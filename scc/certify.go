@@ -598,24 +598,12 @@ func (c *certifier) runChain(count bool, instr int64) (f *vm.Fault, reduced, inv
 		}
 		c.ct = c.m.Enabled(c.ct[:0])
 		cnt := len(c.ct)
-		n, first := cnt, 0
-		if cnt > 1 {
-			n = c.opts.Reducer.Ample(c.m, c.ct)
-			if c.opts.Symmetry && n > 1 {
-				c.twins, c.keep = explorer.KeptByTwins(c.m, c.ct, n, c.twins, c.keep)
-				kept := 0
-				for i := n - 1; i >= 0; i-- {
-					if c.keep[i] {
-						kept, first = kept+1, i
-					}
-				}
-				n = kept
-			}
-		}
-		if n != 1 {
+		var i int
+		i, _, c.twins, c.keep = explorer.ChainPick(c.m, c.opts.Reducer, c.opts.Symmetry, c.ct, c.twins, c.keep)
+		if i < 0 {
 			return nil, false, false, instr
 		}
-		t := c.ct[first]
+		t := c.ct[i]
 		if c.m.InvariantsChanged() {
 			if f := c.m.CheckInvariants(); f != nil {
 				return f, false, true, instr
