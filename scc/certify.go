@@ -159,6 +159,7 @@ type certifier struct {
 	initPre []byte   // with Options.Chain: the state an init path step starts from
 	initMat bool     // the last init path step introduced a materialised state,
 	initBad vm.Trans // whose chain faulted at this transition
+	initRed int64    // the last init path step's chained transitions from reduced states
 	trans0  int64    // transition entries followed (Subgraphs counts these; Stats.Transitions counts chained ones too)
 
 	res          Result
@@ -540,7 +541,7 @@ func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state
 		return buf, 0, discrepancy(NotEnabled, -1, "%s: %s is not a transition of %s", at, c.describe(tr, e.Instr), state)
 	}
 	c.chain = c.chain[:0]
-	c.initMat = false
+	c.initMat, c.initRed = false, 0
 	if c.opts.Chain {
 		c.initPre = c.m.Encode(c.initPre[:0])
 	}
@@ -618,6 +619,8 @@ func (c *certifier) runChain(count bool, instr int64) (f *vm.Fault, reduced, inv
 				c.res.Stats.ChainedReduced++
 			}
 			c.res.Stats.Transitions++
+		} else if cnt > 1 {
+			c.initRed++
 		}
 		if f != nil {
 			return f, cnt > 1, false, instr
@@ -748,11 +751,13 @@ func (c *certifier) run() (err error) {
 				}
 			}
 		}
+		rootChain, rootRed := int64(len(c.chain)), c.initRed
 		if len(init) > 0 && start == nil && c.initMat {
 			rootBad = &c.initBad
 		}
 		if start != nil {
 			rootBad = start.bad
+			rootChain, rootRed = int64(len(start.chainOf(root))), start.red
 			m.Decode(start.enc)
 			c.res.Stats.Instructions += start.instr
 			if !c.trust {
@@ -768,6 +773,18 @@ func (c *certifier) run() (err error) {
 		}
 		c.define(root)
 		c.chain = c.chain[:0]
+		if c.trust && root != 0 && rootBad == nil {
+			// The transition into the root (and its chain), which the
+			// partition moved from the parent task into this task's init
+			// path, is counted here, so that the tasks' figures add up to
+			// the whole trustful script's. (A materialised root's entry
+			// counts nothing: its transition is the fault entry's, which
+			// the parent task keeps. A tamper-proof parent keeps the entry
+			// as a visited state's.)
+			c.res.Stats.Transitions += 1 + rootChain
+			c.res.Stats.Chained += rootChain
+			c.res.Stats.ChainedReduced += rootRed
+		}
 	}
 	c.highest = root
 	if !c.trust {

@@ -24,6 +24,7 @@ type taskStart struct {
 	// bad: the root is a materialised state (Options.Chain) whose chain
 	// faulted at this transition.
 	bad *vm.Trans
+	red int64 // the chained transitions from reduced states after the transition into the root
 }
 
 // chainOf returns the transitions chained after the one that introduced
@@ -179,6 +180,9 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 		if len(chain) > 0 && c.initMat {
 			bad := c.initBad
 			st.bad = &bad
+		}
+		if len(chain) > 0 {
+			st.red = c.initRed
 		}
 		part.Tasks[ti].view.start = st
 	}

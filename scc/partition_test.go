@@ -119,6 +119,10 @@ func TestSplit_covers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			whole, err := certify(t, p, g, data, scc.Options{Continue: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, k := range []int{1, 2, 10, 50, 100} {
 				name := fmt.Sprintf("model=%s/trustful=%v/k=%d", filepath.Base(mod.path), trustful, k)
 				part, err := scc.Split(s, k)
@@ -141,6 +145,9 @@ func TestSplit_covers(t *testing.T) {
 				}
 				if mr.States != v.Stats.States || (!trustful && mr.Transitions != v.Stats.Transitions) || mr.Errors != v.Stats.Errors {
 					t.Errorf("%s: merged states=%d transitions=%d errors=%d, verify %d %d %d", name, mr.States, mr.Transitions, mr.Errors, v.Stats.States, v.Stats.Transitions, v.Stats.Errors)
+				}
+				if trustful && mr.Transitions != whole.Stats.Transitions {
+					t.Errorf("%s: merged transitions=%d, the whole trustful script's %d", name, mr.Transitions, whole.Stats.Transitions)
 				}
 				if trustful {
 					if len(gr.states) != len(want.states) {

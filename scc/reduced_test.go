@@ -125,6 +125,24 @@ func TestRoundTrip_reduced(t *testing.T) {
 					t.Errorf("%s/trustful: %v", name, err)
 				} else {
 					checkSame(t, name+"/trustful", v, c, true)
+					if cont {
+						// Trustful tasks add up to the whole trustful script.
+						ts, err := scc.Read(tdata)
+						if err != nil {
+							t.Fatal(err)
+						}
+						part, err := scc.Split(ts, 10)
+						if err != nil {
+							t.Fatalf("%s/trustful: Split: %v", name, err)
+						}
+						m, err := certifyReducedTasks(t, pr.p, r, part, newGraph())
+						switch {
+						case err != nil:
+							t.Errorf("%s/trustful/tasks=10: %v", name, err)
+						case m.States != c.Stats.States || m.Transitions != c.Stats.Transitions || m.Errors != c.Stats.Errors:
+							t.Errorf("%s/trustful/tasks=10: merged %d states %d transitions %d errors, whole %d %d %d", name, m.States, m.Transitions, m.Errors, c.Stats.States, c.Stats.Transitions, c.Stats.Errors)
+						}
+					}
 				}
 				if !cont {
 					continue
