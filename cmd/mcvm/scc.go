@@ -144,9 +144,8 @@ reduced by --por (all by default, as for check) with the stack proviso,
 with chains as check runs them (--chain=false: without), but without sleep
 sets, which a certifier could not check: its figures are check's with
 --sleep=false. --chain, --dead-locals and --symmetry apply as for check and
-are recorded in the header. A search cut off by a
-limit writes no script. Prints check's summary plus the script's figures.
-Exit codes as check.`
+are recorded in the header. A search cut off by a limit writes no script.
+Prints check's summary plus the script's figures. Exit codes as check.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "MODEL", verifyAbout, stdout)
