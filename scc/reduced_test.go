@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"mcvm/asm"
@@ -463,4 +464,85 @@ func TestGenerated_reducedScripts(t *testing.T) {
 		t.Errorf("only %d scripts compared", compared)
 	}
 	t.Logf("%d reduced scripts certified whole, cut short and in tasks", compared)
+}
+
+// TestTamper_materialised: the tamper mutations applied at and around the
+// entries of materialised states (a chain that faults in a reduced state:
+// the fault entry, then the entry introducing the state before the fault)
+// are rejected or still cover the whole graph, in scripts of conformance
+// and generated programs that have such entries. A mutation that makes
+// the second entry no longer introduce the materialised state may also be
+// rejected as unexplored (the state the search must explore fully is
+// missing).
+func TestTamper_materialised(t *testing.T) {
+	r := reduction{por.All, "all/stack", true}
+	var progs []*bytecode.Program
+	paths, _ := filepath.Glob(filepath.Join(conformanceDir, "*.mcasm"))
+	for _, path := range paths {
+		progs = append(progs, assemble(t, path, nil))
+	}
+	for seed := uint64(1); seed <= 40; seed++ {
+		src := progen.GenerateWith(seed, progen.Options{Handlers: true})
+		p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		progs = append(progs, p)
+	}
+	pairs, scripts := 0, 0
+	for pi, p := range progs {
+		opts := explorer.Options{Continue: true, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack, Chain: true, MaxStates: 20000}
+		v, s, err := scc.Verify(r.machine(t, p, vm.GranTransition), opts, false, r.name)
+		if errors.Is(err, scc.ErrIncomplete) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s0 := reread(t, s)
+		entries, err := scc.DecodeEntries(s0.Body, 0, s0.Entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at []int
+		for i := 0; i+1 < len(entries); i++ {
+			a, b := entries[i], entries[i+1]
+			if a.Op == scc.OpFault && (b.Op == scc.OpNew || b.Op == scc.OpOld) && a.Thread == b.Thread && a.Choice == b.Choice && a.Instr == b.Instr {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 0 {
+			continue
+		}
+		scripts++
+		want := newGraph()
+		o := r.options(p, scc.Options{Continue: true})
+		want.hook(&o)
+		if _, err := scc.Certify(r.machine(t, p, vm.GranTransition), s0, o); err != nil {
+			t.Fatalf("program %d: %v", pi, err)
+		}
+		tc := tamperCase{p: p, g: vm.GranTransition, cont: true, want: want, verdict: v.Verdict.String(), red: &r}
+		for _, i := range at[:min(len(at), 5)] {
+			pairs++
+			for _, mu := range mutations {
+				for _, j := range []int{i, i + 1} {
+					s := *s0
+					es, ok := mu.apply(&s, slices.Clone(entries), j)
+					if !ok {
+						continue
+					}
+					s.Body = scc.EncodeEntries(es, 0)
+					s.Entries = int64(len(es))
+					// A changed entry may leave the materialised state
+					// unintroduced where the certifier requires it.
+					allow := append(slices.Clone(mu.allow), scc.Unexplored)
+					tc.check(t, fmt.Sprintf("program=%d/mutation=%s/entry=%d", pi, mu.name, j), scc.Encode(&s), allow)
+				}
+			}
+		}
+	}
+	if pairs == 0 {
+		t.Fatalf("no script has a materialised state: the test checks nothing")
+	}
+	t.Logf("%d materialised states in %d scripts mutated", pairs, scripts)
 }
