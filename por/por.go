@@ -400,21 +400,44 @@ func (r *Reducer) prepare(m *vm.Machine) {
 	clear(r.futOK)
 }
 
+// futureOf returns thread u's future in the current state (computed once
+// per state, see prepare).
+func (r *Reducer) futureOf(m *vm.Machine, u int32) []uint64 {
+	f := r.fut[int(u)*r.words : int(u+1)*r.words]
+	if !r.futOK[u] {
+		r.future(m, u, f)
+		r.futOK[u] = true
+	}
+	return f
+}
+
 // othersFuture returns the union of the futures of every thread but t.
 func (r *Reducer) othersFuture(m *vm.Machine, t int32) []uint64 {
 	clear(r.others)
 	for u := int32(0); int(u) < m.NumThreads(); u++ {
+		if u != t {
+			or(r.others, r.futureOf(m, u))
+		}
+	}
+	return r.others
+}
+
+// othersHave reports whether the future of a thread other than t has one
+// of the bits b (b[i] < 0: none): what has(othersFuture(m, t), b[i]) asks,
+// without making the union, for the few bits independent looks at.
+func (r *Reducer) othersHave(m *vm.Machine, t int32, b [4]int) bool {
+	for u := int32(0); int(u) < m.NumThreads(); u++ {
 		if u == t {
 			continue
 		}
-		f := r.fut[int(u)*r.words : int(u+1)*r.words]
-		if !r.futOK[u] {
-			r.future(m, u, f)
-			r.futOK[u] = true
+		f := r.futureOf(m, u)
+		for _, x := range b {
+			if x >= 0 && has(f, x) {
+				return true
+			}
 		}
-		or(r.others, f)
 	}
-	return r.others
+	return false
 }
 
 // independent reports whether thread t's next transition can form a
@@ -442,10 +465,9 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 		// Nobody else can take, wait on or notify a monitor t holds.
 		return true
 	case vm.AccStart:
-		o := r.othersFuture(m, t)
-		return !has(o, r.joinBit) && !has(o, r.startBit)
+		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1})
 	case vm.AccEnd:
-		return !has(r.othersFuture(m, t), r.joinBit)
+		return !r.othersHave(m, t, [4]int{r.joinBit, -1, -1, -1})
 	case vm.AccField:
 		bit = int(a.Index)
 	case vm.AccStatic:
@@ -455,15 +477,14 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	default:
 		return false
 	}
-	o := r.othersFuture(m, t)
 	g := 2 * r.nent
-	if has(o, bit+r.nent) || has(o, g+bit+r.nent) {
-		return false // another thread may write it
+	if !a.Write {
+		return !r.othersHave(m, t, [4]int{bit + r.nent, g + bit + r.nent, -1, -1}) // unless another thread may write it
 	}
-	if a.Write && (has(o, bit) || has(o, g+bit) || has(r.invRead, bit) || has(r.invRead, g+bit)) {
-		return false // another thread, or an invariant, may read it
+	if has(r.invRead, bit) || has(r.invRead, g+bit) {
+		return false // an invariant may read it
 	}
-	return true
+	return !r.othersHave(m, t, [4]int{bit + r.nent, g + bit + r.nent, bit, g + bit}) // unless another thread may access it
 }
 
 // visibleWrite reports whether fp writes something an invariant reads
@@ -506,14 +527,13 @@ func (r *Reducer) Dependent(a, b vm.Footprint) bool {
 // fields, made sound by the static guarded/unguarded split).
 func (r *Reducer) heldIndependent(m *vm.Machine, t int32, a vm.Access) bool {
 	bit := int(a.Index)
-	o := r.othersFuture(m, t)
-	if has(o, bit+r.nent) {
+	if !a.Write {
+		return !r.othersHave(m, t, [4]int{bit + r.nent, -1, -1, -1})
+	}
+	if has(r.invRead, bit) || has(r.invRead, 2*r.nent+bit) {
 		return false
 	}
-	if a.Write && (has(o, bit) || has(r.invRead, bit) || has(r.invRead, 2*r.nent+bit)) {
-		return false
-	}
-	return true
+	return !r.othersHave(m, t, [4]int{bit + r.nent, bit, -1, -1})
 }
 
 // confined: no other thread (nor an invariant) can reach the object t
