@@ -525,18 +525,11 @@ func TestTamper_materialised(t *testing.T) {
 		for _, i := range at[:min(len(at), 5)] {
 			pairs++
 			for _, mu := range mutations {
+				// A changed entry may leave the materialised state
+				// unintroduced where the certifier requires it.
+				allow := append(slices.Clone(mu.allow), scc.Unexplored)
 				for _, j := range []int{i, i + 1} {
-					s := *s0
-					es, ok := mu.apply(&s, slices.Clone(entries), j)
-					if !ok {
-						continue
-					}
-					s.Body = scc.EncodeEntries(es, 0)
-					s.Entries = int64(len(es))
-					// A changed entry may leave the materialised state
-					// unintroduced where the certifier requires it.
-					allow := append(slices.Clone(mu.allow), scc.Unexplored)
-					tc.check(t, fmt.Sprintf("program=%d/mutation=%s/entry=%d", pi, mu.name, j), scc.Encode(&s), allow)
+					tc.mutateAt(t, s0, entries, mu, j, fmt.Sprintf("program-%d", pi), allow)
 				}
 			}
 		}

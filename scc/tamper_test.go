@@ -186,16 +186,12 @@ func (tc *tamperCase) mutate(t *testing.T, orig *scc.Script, entries []scc.Entry
 	counts := map[string][2]int{}
 	for _, mu := range mutations {
 		for i := 0; i < len(entries); i += max(1, step) {
-			s := *orig
-			es, ok := mu.apply(&s, slices.Clone(entries), i)
+			rejected, ok := tc.mutateAt(t, orig, entries, mu, i, model, mu.allow)
 			if !ok {
 				continue
 			}
-			s.Body = scc.EncodeEntries(es, 0)
-			s.Entries = int64(len(es))
-			name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", model, mu.name, i)
 			c := counts[mu.name]
-			if tc.check(t, name, scc.Encode(&s), mu.allow) {
+			if rejected {
 				c[0]++
 			} else {
 				c[1]++
@@ -204,6 +200,21 @@ func (tc *tamperCase) mutate(t *testing.T, orig *scc.Script, entries []scc.Entry
 		}
 	}
 	return counts
+}
+
+// mutateAt applies mutation mu at entry i of the script orig, whose body
+// is entries, and checks the result with the discrepancy kinds allow; ok
+// is false where mu does not apply.
+func (tc *tamperCase) mutateAt(t *testing.T, orig *scc.Script, entries []scc.Entry, mu mutation, i int, model string, allow kinds) (rejected, ok bool) {
+	s := *orig
+	es, ok := mu.apply(&s, slices.Clone(entries), i)
+	if !ok {
+		return false, false
+	}
+	s.Body = scc.EncodeEntries(es, 0)
+	s.Entries = int64(len(es))
+	name := fmt.Sprintf("model=%s/mutation=%s/entry=%d", model, mu.name, i)
+	return tc.check(t, name, scc.Encode(&s), allow), true
 }
 
 // check certifies data and fails the test unless certification is
