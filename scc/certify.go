@@ -100,7 +100,7 @@ type frame struct {
 	snap       bool
 	parentSnap int32
 	via        vm.Trans
-	cs, ce     int32 // with Options.Chain: the transitions chained after via, c.chain[cs:ce]
+	ce         int32 // with Options.Chain: the transitions chained after via are c.chain[parent's ce:ce]
 	transAt    int64 // transition entries followed when it was introduced
 	pre        uint64
 }
@@ -351,7 +351,7 @@ func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 		p := append([]vm.Trans(nil), c.initPath...)
 		for i := 1; i < len(c.stack); i++ {
 			p = append(p, c.stack[i].via)
-			p = append(p, c.chain[c.stack[i].cs:c.stack[i].ce]...)
+			p = append(p, c.chain[c.stack[i-1].ce:c.stack[i].ce]...)
 		}
 		if last != nil {
 			// A transition of the top state and its chain so far.
@@ -370,12 +370,14 @@ func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 // enter checks the properties of the state the machine holds, just
 // reached (by via, unless it is the start), and pushes it.
 func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
-	c.enterChained(id, fp, via, int32(len(c.chain)), int32(len(c.chain)))
+	c.enterChained(id, fp, via, int32(len(c.chain)))
 }
 
 // enterChained is enter for a state reached by via and the chained
-// transitions c.chain[cs:ce].
-func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, cs, ce int32) {
+// transitions after it, c.chain from the top frame's ce to ce (a frame's
+// chain starts where its parent's ends: follow cuts c.chain back to the
+// top frame's ce before each transition).
+func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
 	if c.opts.OnState != nil {
 		if c.trust { // fingerprints only for the observer
 			fp = c.fingerprint()
@@ -384,7 +386,7 @@ func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, cs, ce int32
 	}
 	level := len(c.stack)
 	start := int32(len(c.trans))
-	f := frame{id: id, fp: fp, start: start, end: start, via: via, cs: cs, ce: ce, transAt: c.trans0, parentSnap: -1}
+	f := frame{id: id, fp: fp, start: start, end: start, via: via, ce: ce, transAt: c.trans0, parentSnap: -1}
 	c.stack = append(c.stack, f)
 	if level > c.res.Stats.MaxDepth {
 		c.res.Stats.MaxDepth = level
@@ -1116,7 +1118,7 @@ func (c *certifier) arrive(e *Entry, tr vm.Trans, level int, fp uint64, pos int6
 	}
 	c.highest = e.ID
 	c.res.Stats.States++
-	c.enterChained(e.ID, fp, tr, top.ce, ce)
+	c.enterChained(e.ID, fp, tr, ce)
 	return nil
 }
 
