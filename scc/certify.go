@@ -156,7 +156,7 @@ type certifier struct {
 	ct      []vm.Trans // with Options.Chain: scratch of the chain's enabled transitions
 	mat     *materialise
 	matBuf  materialise
-	initPre []byte   // with Options.Chain: the state an init path step starts from
+	initPre []byte   // with Options.Chain: the state an init path step starts from, where its caller has not encoded it
 	initMat bool     // the last init path step introduced a materialised state,
 	initBad vm.Trans // whose chain faulted at this transition
 	initRed int64    // the last init path step's chained transitions from reduced states
@@ -522,10 +522,13 @@ func (c *certifier) expandFully(top *frame) {
 // introduce a state by a transition enabled there, with the script's
 // instruction, that does not fault (with Options.Chain: nor its chain,
 // unless the state is a materialised one). where names the entry and the
-// state for messages (called only for one). buf is scratch, returned
-// grown. It returns the instructions executed; with Options.Chain the
-// transitions chained after e's are c.chain.
-func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state string)) ([]vm.Trans, int64, error) {
+// state for messages (called only for one). pre is the encoding of the
+// machine's state if the caller has it (with Options.Chain a
+// materialised state is rebuilt from it; nil: initStep encodes the state
+// itself). buf is scratch, returned grown. It returns the instructions
+// executed; with Options.Chain the transitions chained after e's are
+// c.chain.
+func (c *certifier) initStep(buf []vm.Trans, e Entry, pre []byte, where func() (entry, state string)) ([]vm.Trans, int64, error) {
 	tr := vm.Trans{Thread: e.Thread, Choice: e.Choice}
 	if e.Op != OpNew {
 		at, _ := where()
@@ -544,8 +547,9 @@ func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state
 	}
 	c.chain = c.chain[:0]
 	c.initMat, c.initRed = false, 0
-	if c.opts.Chain {
+	if c.opts.Chain && pre == nil {
 		c.initPre = c.m.Encode(c.initPre[:0])
+		pre = c.initPre
 	}
 	f := c.step(tr)
 	instr := int64(c.m.Executed())
@@ -555,7 +559,7 @@ func (c *certifier) initStep(buf []vm.Trans, e Entry, where func() (entry, state
 		if f != nil && reduced {
 			// A materialised state: the one before the fault.
 			n := len(c.chain) - 1
-			c.m.Decode(c.initPre)
+			c.m.Decode(pre)
 			f = c.step(tr)
 			for _, t := range c.chain[:n] {
 				if f == nil {
@@ -737,7 +741,11 @@ func (c *certifier) run() (err error) {
 				continue
 			}
 			var instr int64
-			if buf, instr, err = c.initStep(buf, e, func() (string, string) {
+			var pre []byte
+			if !c.trust {
+				pre = c.enc // the state's, from its fingerprint
+			}
+			if buf, instr, err = c.initStep(buf, e, pre, func() (string, string) {
 				return fmt.Sprintf("init path entry %d", i), fmt.Sprintf("state %d", c.prevInit(init, i))
 			}); err != nil {
 				return err

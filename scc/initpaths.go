@@ -108,6 +108,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 	}
 	m.Init()
 	saved := []save{{0, m.Encode(nil)}}
+	cur := saved[0].enc // the encoding of the machine's state, where at hand
 	fps := []uint64{0}
 	if !trust {
 		fps[0] = c.fingerprint()
@@ -139,6 +140,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 			}
 			top := saved[len(saved)-1]
 			m.Decode(top.enc)
+			cur = top.enc
 			at = top.depth
 			fps, instr = fps[:at+1], instr[:at+1]
 		}
@@ -152,12 +154,13 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 		for ; at < len(chain); at++ {
 			if len(branch) > 0 && branch[0] == at {
 				saved = append(saved, save{at, m.Encode(nil)})
+				cur = saved[len(saved)-1].enc
 				branch = branch[1:]
 			}
 			e := chain[at]
 			var err error
 			var executed int64
-			if buf, executed, err = c.initStep(buf, e, func() (string, string) {
+			if buf, executed, err = c.initStep(buf, e, cur, func() (string, string) {
 				return fmt.Sprintf("init path entry %d of task %d", at, ti+1), "its state"
 			}); err != nil {
 				return err
@@ -166,9 +169,11 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 				chainByID[e.ID] = slices.Clone(c.chain)
 			}
 			var fp uint64
+			cur = nil
 			if !trust {
 				fp = c.fingerprint()
 				byID[e.ID] = fp
+				cur = c.enc
 			}
 			fps = append(fps, fp)
 			instr = append(instr, instr[at]+executed)
