@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"github.com/cespare/xxhash/v2"
-
 	"mcvm/heap"
 )
 
@@ -194,12 +192,11 @@ func validCuts(enc []byte, cuts []int32) bool {
 }
 
 // Add inserts the state with encoding enc, cut into components by cuts
-// (as vm.Machine.EncodeSplit gives them) and fingerprint fp, unless it is
-// stored, and returns its id and whether it is new. Equal encodings must
+// (as vm.Machine.EncodeSplit gives them), unless it is stored, and returns its id and whether it is new. Equal encodings must
 // come with equal cuts (as they do from EncodeSplit), or the store would
 // keep one state under two vectors. Cuts that do not describe enc make it
 // one component (still exact, not compressed).
-func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
+func (c *CollapseStore) Add(enc []byte, cuts []int32) (int32, bool) {
 	var one [1]int32
 	if !validCuts(enc, cuts) {
 		one[0] = int32(len(enc))
@@ -238,7 +235,7 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 		comp := enc[start:end]
 		start = end
 		k := kindAt(i, n)
-		id, isNew := c.pools[k].Add(comp, xxhash.Sum64(comp))
+		id, isNew := c.pools[k].Add(comp, c.pools[k].hash(comp))
 		if isNew {
 			c.comps[k] = append(c.comps[k], c.pools[k].Get(id))
 		}
@@ -248,7 +245,9 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	c.lookups += int64(lookups)
 	c.reused += int64(len(cuts) - lookups)
 	c.vec = vec
-	id, isNew := c.states.Add(vec, fp)
+	// The state table is keyed by the vector's own hash: a Store's key is
+	// the hash of its record.
+	id, isNew := c.states.Add(vec, c.states.hash(vec))
 	if isNew && c.delta {
 		p := &c.next
 		p.id, p.n = id, n
@@ -324,8 +323,8 @@ func (c *CollapseStore) poolBytes(k int, p *Store) int64 {
 // it reused from the parent (delta collapse).
 func (c *CollapseStore) Reuse() (lookups, reused int64) { return c.lookups, c.reused }
 
-func (c *CollapseStore) add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
-	return c.Add(enc, cuts, fp)
+func (c *CollapseStore) add(enc []byte, cuts []int32, _ uint64) (int32, bool) {
+	return c.Add(enc, cuts)
 }
 func (c *CollapseStore) size() int  { return c.Len() }
 func (c *CollapseStore) full() bool { return c.Full() }
@@ -333,7 +332,7 @@ func (c *CollapseStore) full() bool { return c.Full() }
 func (c *CollapseStore) account() StoreAccount {
 	s := c.states
 	a := StoreAccount{Storage: StorageCollapse.String(), Bytes: c.Bytes(), TableSlots: int64(len(s.table)),
-		TableBytes: int64(len(s.table)) * 16, RecordBytes: s.bytes, IndexBytes: int64(len(s.offs)) * 8}
+		TableBytes: s.tableBytes(), RecordBytes: s.bytes, IndexBytes: s.indexBytes()}
 	for k, p := range c.pools {
 		a.Pools = append(a.Pools, PoolAccount{Kind: kindNames[k], Components: int64(p.Len()), Bytes: c.poolBytes(k, p)})
 	}

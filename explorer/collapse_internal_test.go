@@ -68,7 +68,7 @@ func TestCollapseStore_parents(t *testing.T) {
 		path = path[:0]
 		for i := 0; i < 60; i++ {
 			enc, cuts = m.EncodeSplit(enc[:0], cuts[:0])
-			id, _ := c.Add(enc, cuts, uint64(len(enc)))
+			id, _ := c.Add(enc, cuts)
 			checkParents(t, c)
 			path = append(path, id)
 			switch r := rng.IntN(16); {

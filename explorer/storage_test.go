@@ -89,7 +89,7 @@ func TestStorage_account(t *testing.T) {
 		}
 		switch st {
 		case explorer.StorageExact:
-			if a.MissProbability != 0 || a.Bytes != a.TableBytes+a.RecordBytes+a.IndexBytes || a.TableSlots*16 != a.TableBytes {
+			if a.MissProbability != 0 || a.Bytes != a.TableBytes+a.RecordBytes+a.IndexBytes || a.TableSlots*8 != a.TableBytes || a.IndexBytes != 8*((262+7)/8) {
 				t.Errorf("exact account %+v", a)
 			}
 		case explorer.StorageHashCompact:

@@ -5,24 +5,28 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
+
 	"mcvm/explorer"
 )
 
 // TestStore_Add_exact checks that the store is an exact set even when
 // fingerprints collide: colliding distinct encodings are distinct states.
+// The weak hash has 4,096 values (well mixed) for 100,000 encodings, so
+// records with equal tags are compared; the table grows twice on the way,
+// hashing its records again.
 func TestStore_Add_exact(t *testing.T) {
+	weak := func(b []byte) uint64 {
+		h := xxhash.Sum64(b) % 4096 // few fingerprints: many collisions
+		return xxhash.Sum64(binary.AppendUvarint(nil, h))
+	}
+	defer explorer.SetStoreHash(explorer.SetStoreHash(weak))
 	s := explorer.NewStore()
 	rng := rand.New(rand.NewPCG(7, 8))
 	want := map[string]int32{}
-	fps := map[string]uint64{}
-	for i := 0; i < 20000; i++ {
-		enc := binary.AppendUvarint(nil, uint64(rng.IntN(3000)))
-		fp := uint64(rng.IntN(64)) // few fingerprints: many collisions
-		if old, ok := fps[string(enc)]; ok {
-			fp = old
-		}
-		fps[string(enc)] = fp
-		id, isNew := s.Add(enc, fp)
+	for i := 0; i < 300000; i++ {
+		enc := binary.AppendUvarint(nil, uint64(rng.IntN(100000)))
+		id, isNew := s.Add(enc, weak(enc))
 		old, seen := want[string(enc)]
 		if isNew == seen {
 			t.Fatalf("Add(%v) isNew = %v, want %v", enc, isNew, !seen)
@@ -40,6 +44,11 @@ func TestStore_Add_exact(t *testing.T) {
 	if s.Len() != len(want) {
 		t.Errorf("Len() = %d, want %d", s.Len(), len(want))
 	}
+	for enc, id := range want {
+		if string(s.Get(id)) != enc {
+			t.Fatalf("after growing: Get(%d) = %v, want %v", id, s.Get(id), []byte(enc))
+		}
+	}
 }
 
 // TestStore_Get_largeEncoding checks encodings larger than a chunk.
@@ -47,10 +56,31 @@ func TestStore_Get_largeEncoding(t *testing.T) {
 	s := explorer.NewStore()
 	big := make([]byte, 5<<20)
 	big[len(big)-1] = 7
-	id, _ := s.Add([]byte("small"), 1)
-	id2, _ := s.Add(big, 2)
-	if string(s.Get(id)) != "small" || len(s.Get(id2)) != len(big) || s.Get(id2)[len(big)-1] != 7 {
-		t.Error("large encoding not stored intact")
+	// Records after the large one, in its chunk's spare room and in the
+	// next chunks, and ids that Get reaches by walking from the index
+	// across the chunk boundaries.
+	var ids []int32
+	var encs [][]byte
+	for i := 0; i < 40; i++ {
+		enc := []byte("small")
+		if i == 3 {
+			enc = big
+		} else {
+			enc = binary.AppendUvarint(enc, uint64(i))
+		}
+		id, isNew := s.Add(enc, xxhash.Sum64(enc))
+		if !isNew {
+			t.Fatalf("record %d not new", i)
+		}
+		ids, encs = append(ids, id), append(encs, enc)
+	}
+	for i, id := range ids {
+		if got := s.Get(id); string(got) != string(encs[i]) {
+			t.Errorf("Get(%d): %d bytes, want %d", id, len(got), len(encs[i]))
+		}
+		if id2, isNew := s.Add(encs[i], xxhash.Sum64(encs[i])); isNew || id2 != id {
+			t.Errorf("Add of record %d again = %d, %v", i, id2, isNew)
+		}
 	}
 }
 
@@ -60,12 +90,13 @@ func TestStore_memoryLimit(t *testing.T) {
 	s := explorer.NewStore()
 	s.SetMemoryLimit(1) // any growth would pass it
 	for i := 0; i < 40000; i++ {
-		s.Add(binary.AppendUvarint(nil, uint64(i)), uint64(i)*0x9e3779b97f4a7c15)
+		enc := binary.AppendUvarint(nil, uint64(i))
+		s.Add(enc, xxhash.Sum64(enc))
 	}
 	if !s.Full() || s.Len() != 40000 {
 		t.Errorf("Full() = %v, Len() = %d; want true, 40000", s.Full(), s.Len())
 	}
-	if got := s.Bytes(); got > 2<<20+40000*8+(1<<16)*16 {
+	if got := s.Bytes(); got > 2<<20+40000+(1<<16)*8 {
 		t.Errorf("Bytes() = %d: the table grew", got)
 	}
 }
