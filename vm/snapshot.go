@@ -39,12 +39,12 @@ import (
 // ones until it is restored past are deltas too.
 type Snapshot struct {
 	clock   uint64
-	parent  *Snapshot     // a delta's parent
-	full    *fullCopy     // a full snapshot's heap and statics (Save); nil for a delta (SaveDelta)
-	keep    *fullCopy     // the copy a full snapshot had, kept for its next Save
-	undo    undo          // a delta's way back to its parent
-	threads []*threadCopy // this snapshot's copies or its ancestors'
-	owned   []*threadCopy // the copies this snapshot made, reused by its next Save
+	parent  *Snapshot // a delta's parent
+	full    *fullCopy // a full snapshot's heap and statics (Save); nil for a delta (SaveDelta)
+	keep    *fullCopy // the copy a full snapshot had, kept for its next Save
+	undo    undo      // a delta's way back to its parent
+	threads []*Thread // the threads as they were (with the stamps they had): this snapshot's copies or its ancestors'
+	owned   []*Thread // the copies this snapshot made, their frames, values and records its own; reused by its next Save
 }
 
 // fullCopy is a copy of the heap and statics: a full snapshot's, or the
@@ -68,15 +68,6 @@ type undo struct {
 	objs, data, statics int32 // the parent's lengths
 	nObj, nData         int32
 	ent                 []int64
-}
-
-// threadCopy is one thread as it was: its header (with the stamp it had)
-// and its frames and values.
-type threadCopy struct {
-	hdr     Thread
-	frames  []Frame
-	stack   []Value
-	pending []Pending
 }
 
 // Save copies the machine's state into s. If parent is not nil, it must be
@@ -126,15 +117,15 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 			continue
 		}
 		if n == len(s.owned) {
-			s.owned = append(s.owned, &threadCopy{})
+			s.owned = append(s.owned, &Thread{})
 		}
 		c := s.owned[n]
 		n++
-		c.hdr = *t
-		c.hdr.Frames, c.hdr.Stack, c.hdr.Pending = nil, nil, nil
-		c.frames = append(c.frames[:0], t.Frames...)
-		c.stack = append(c.stack[:0], t.Stack...)
-		c.pending = append(c.pending[:0], t.Pending...)
+		frames, stack, pending := c.Frames, c.Stack, c.Pending
+		*c = *t
+		c.Frames = append(frames[:0], t.Frames...)
+		c.Stack = append(stack[:0], t.Stack...)
+		c.Pending = append(pending[:0], t.Pending...)
 		s.threads = append(s.threads, c)
 	}
 }
@@ -165,10 +156,10 @@ func (m *Machine) Restore(s *Snapshot) {
 		if i >= live || t.stamp >= s.clock {
 			c := s.threads[i]
 			frames, stack, pending := t.Frames, t.Stack, t.Pending
-			*t = c.hdr
-			t.Frames = append(frames[:0], c.frames...)
-			t.Stack = append(stack[:0], c.stack...)
-			t.Pending = append(pending[:0], c.pending...)
+			*t = *c
+			t.Frames = append(frames[:0], c.Frames...)
+			t.Stack = append(stack[:0], c.Stack...)
+			t.Pending = append(pending[:0], c.Pending...)
 		}
 	}
 }
