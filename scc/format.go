@@ -507,6 +507,10 @@ func (c *coder) more() bool { return c.off[colTag] < len(c.in[colTag]) }
 // u reads a uvarint from column col: io.ErrUnexpectedEOF at its end,
 // errEntry if it does not decode.
 func (c *coder) u(col int) (uint64, error) {
+	if in, off := c.in[col], c.off[col]; off < len(in) && in[off] < 0x80 {
+		c.off[col] = off + 1 // one byte: most values
+		return uint64(in[off]), nil
+	}
 	b := c.in[col][c.off[col]:]
 	x, n := binary.Uvarint(b)
 	if n <= 0 {

@@ -67,6 +67,11 @@ func checkSame(t *testing.T, name string, v *explorer.Result, c *scc.Result, tru
 	if !trustful && (c.Stats.Transitions != v.Stats.Transitions || c.Stats.Revisits != v.Stats.Revisits) {
 		t.Errorf("%s: certify transitions=%d revisits=%d, verify %d %d", name, c.Stats.Transitions, c.Stats.Revisits, v.Stats.Transitions, v.Stats.Revisits)
 	}
+	// The certifier collects garbage in every state it enters as the
+	// search does in every state it pushes: the same objects, as many.
+	if c.Stats.Freed != v.Stats.Freed {
+		t.Errorf("%s: certify freed %d objects, verify %d", name, c.Stats.Freed, v.Stats.Freed)
+	}
 	if trustful && c.Stats.Transitions > v.Stats.Transitions {
 		t.Errorf("%s: trustful certification executed %d transitions, more than verification's %d", name, c.Stats.Transitions, v.Stats.Transitions)
 	}

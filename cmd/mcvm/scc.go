@@ -276,6 +276,8 @@ type certifyFlags struct {
 	tasks, jobs         *int
 	trustful, forget    *bool
 	deadLocals, sym     *bool
+	gc                  *string
+	gcMode              vm.GC // *gc parsed
 	invariants, props   *[]string
 	nextInv             *[]string
 }
@@ -299,6 +301,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	cf.nextInv = fs.StringArray("next-invariant", nil, "an invariant over consecutive states `PRE:POST`, both CLASS.METHOD (repeatable)")
 	cf.deadLocals = fs.Bool("dead-locals", false, "the script was written with verify --dead-locals: "+deadLocalsUsage)
 	cf.sym = fs.Bool("symmetry", false, "the script was written with verify --symmetry: "+symmetryUsage)
+	cf.gc = fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check and verify: mark-sweep, memoised or none (the certifier frees the objects no root reaches in every state it enters, as the search does; any collector certifies any script)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -323,6 +326,9 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	}
 	gran, err := sf.mf.gran()
 	if err != nil {
+		return fail(stderr, "certify", err)
+	}
+	if cf.gcMode, err = parseGC(*cf.gc); err != nil {
 		return fail(stderr, "certify", err)
 	}
 	if ignore, err := sf.mf.ignoreUncaught(); err != nil || ignore {
@@ -512,7 +518,7 @@ func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.P
 		return nil, fmt.Errorf("at most 64 --next-invariant pairs")
 	}
 	main := with(base.Invariants)
-	vo := mode.VMOptions(vm.Options{Granularity: gran, DeadLocals: *cf.deadLocals})
+	vo := mode.VMOptions(vm.Options{Granularity: gran, GC: cf.gcMode, DeadLocals: *cf.deadLocals})
 	mk := func() (*machineSet, error) {
 		newMachineMu.Lock()
 		defer newMachineMu.Unlock()

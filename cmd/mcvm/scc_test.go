@@ -84,6 +84,44 @@ func TestCertify_json(t *testing.T) {
 	}
 }
 
+// TestCertify_gc: certify collects garbage in the states it enters, with
+// the collector --gc names, as the search does: as many objects freed as
+// verify reports.
+func TestCertify_gc(t *testing.T) {
+	const model = "../../testdata/conformance/arrays.mcasm"
+	script := filepath.Join(t.TempDir(), "s")
+	freed := func(args ...string) int64 {
+		t.Helper()
+		code, out, errs := runMain(append(args, "--json", "--continue", "--script", script, model)...)
+		if code != exitOK && code != exitViolation {
+			t.Fatalf("mcvm %s: exit %d\n%s", strings.Join(args, " "), code, errs)
+		}
+		var r struct {
+			GC    string `json:"gc"`
+			Freed int64  `json:"freed_objects"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Freed
+	}
+	want := freed("verify")
+	if want == 0 {
+		t.Fatal("verify freed no objects: the model no longer makes garbage")
+	}
+	for _, gc := range []string{"mark-sweep", "memoised"} {
+		if got := freed("certify", "--gc", gc); got != want {
+			t.Errorf("certify --gc %s freed %d objects, verify %d", gc, got, want)
+		}
+	}
+	if got := freed("certify", "--gc", "none"); got != 0 {
+		t.Errorf("certify --gc none freed %d objects", got)
+	}
+	if code, _, errs := runMain("certify", "--gc", "sometimes", "--script", script, model); code != exitUsage || !strings.Contains(errs, "--gc") {
+		t.Errorf("certify --gc sometimes: exit %d, %q", code, errs)
+	}
+}
+
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
