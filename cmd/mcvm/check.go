@@ -163,7 +163,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	rep.Sleep = opts.Sleep
 	rep.Symmetry = opts.Symmetry
 	rep.DeadLocals = m.Options().DeadLocals
-	if opts.Order == explorer.DFS && opts.Dynamic == nil {
+	if opts.Order == explorer.DFS && opts.Dynamic == nil && !(cmd == "certify" && sc != nil && sc.trustful) {
 		rep.GC = m.Options().GC.String()
 		rep.Freed = res.Stats.Freed
 	}

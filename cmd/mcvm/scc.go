@@ -81,6 +81,7 @@ type scriptFigures struct {
 	TextRatio          float64 `json:"text_compression_ratio,omitempty"`
 	BytesPerTransition float64 `json:"bytes_per_transition"`
 	PeakFP             int64   `json:"peak_fp_entries,omitempty"`
+	trustful           bool    // a trustful script or task (its certifier collects no garbage)
 	PeakFPPercent      float64 `json:"peak_fp_percent,omitempty"`
 	Tasks              int     `json:"tasks,omitempty"`
 	Jobs               int     `json:"jobs,omitempty"`
@@ -110,7 +111,7 @@ func (f *scriptFigures) print(w io.Writer) {
 }
 
 func figures(file string, s *scc.Script, transitions int64) *scriptFigures {
-	f := &scriptFigures{File: file, Kind: kindName(s), Entries: s.Entries + s.InitEntries, Bytes: s.FileBytes, RawBytes: s.RawBytes}
+	f := &scriptFigures{File: file, Kind: kindName(s), Entries: s.Entries + s.InitEntries, Bytes: s.FileBytes, RawBytes: s.RawBytes, trustful: s.Trustful()}
 	if s.FileBytes > 0 {
 		f.CompressionRatio = float64(s.RawBytes) / float64(s.FileBytes)
 	}
@@ -301,7 +302,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	cf.nextInv = fs.StringArray("next-invariant", nil, "an invariant over consecutive states `PRE:POST`, both CLASS.METHOD (repeatable)")
 	cf.deadLocals = fs.Bool("dead-locals", false, "the script was written with verify --dead-locals: "+deadLocalsUsage)
 	cf.sym = fs.Bool("symmetry", false, "the script was written with verify --symmetry: "+symmetryUsage)
-	cf.gc = fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check and verify: mark-sweep, memoised or none (the certifier frees the objects no root reaches in every state it enters, as the search does; any collector certifies any script)")
+	cf.gc = fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check and verify: mark-sweep, memoised or none (tamper-proof certification frees the objects no root reaches in every state it enters, as the search does, its fingerprint serving as the mark; trustful certification, which computes no fingerprints, does not collect; any collector certifies any script)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}

@@ -117,6 +117,16 @@ func TestCertify_gc(t *testing.T) {
 	if got := freed("certify", "--gc", "none"); got != 0 {
 		t.Errorf("certify --gc none freed %d objects", got)
 	}
+	// A trustful certifier computes no fingerprints to mark with, and does
+	// not collect.
+	trustful := filepath.Join(t.TempDir(), "t")
+	if code, _, errs := runMain("verify", "--continue", "--trustful-script", trustful, model); code != exitOK && code != exitViolation {
+		t.Fatal(errs)
+	}
+	code, out, errs := runMain("certify", "--trustful", "--continue", "--script", trustful, model)
+	if code != exitOK && code != exitViolation || strings.Contains(out, "gc:") {
+		t.Errorf("certify --trustful: exit %d, %s\n%s", code, out, errs)
+	}
 	if code, _, errs := runMain("certify", "--gc", "sometimes", "--script", script, model); code != exitUsage || !strings.Contains(errs, "--gc") {
 		t.Errorf("certify --gc sometimes: exit %d, %q", code, errs)
 	}
