@@ -10,21 +10,15 @@ default). Prints a Markdown row per model: states, transitions and script
 size of each, and the medians over the rounds of the verify and certify
 times, with the ratios chains / none. Run it on an otherwise idle machine.
 """
-import json, os, re, statistics, subprocess, sys, tempfile
+import json, os, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from modelconfig import config  # noqa: E402
 MCVM = sys.argv[1]
 only = sys.argv[2:]
 SIZE = os.environ.get("SIZE", "small").upper()
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
-
-
-def config(path):
-    for line in open(path):
-        m = re.match(r"; %s(.*)" % SIZE, line)
-        if m:
-            return [x for d in re.findall(r"-D \S+", m.group(1)) for x in d.split(" ", 1)]
-    return None
 
 
 def run(args):
@@ -42,7 +36,7 @@ for f in sorted(os.listdir(os.path.join(HERE, "models"))):
     if not f.endswith(".mcasm") or (only and name not in only):
         continue
     path = os.path.join(HERE, "models", f)
-    defs = config(path)
+    defs = config(path, SIZE)
     if defs is None:
         continue
     base = defs + ["--continue", "--por", "all", path]

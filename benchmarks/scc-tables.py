@@ -12,25 +12,19 @@ CHAIN=false measures scripts without, against check --chain=false); the
 default is POR=none.
 SIZE=large takes each model's LARGE configuration instead of its SMALL one.
 """
-import json, os, re, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
 
 REPEAT = 2
 POR = os.environ.get("POR", "none")
 CHAIN = os.environ.get("CHAIN", "true")
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from modelconfig import config  # noqa: E402
 MCVM = sys.argv[1]
 only = sys.argv[2:]
 
 
 SIZE = os.environ.get("SIZE", "small").upper()  # SMALL, or LARGE (the results table's sizes)
-
-
-def small(path):
-    for line in open(path):
-        m = re.match(r"; %s(.*)" % SIZE, line)
-        if m:
-            return re.findall(r"-D \S+", m.group(1))
-    return None
 
 
 def run(args):
@@ -51,10 +45,10 @@ for f in sorted(os.listdir(os.path.join(HERE, "models"))):
     name = f[:-6]
     if not f.endswith(".mcasm") or (only and name not in only):
         continue
-    defs = small(os.path.join(HERE, "models", f))
+    defs = config(os.path.join(HERE, "models", f), SIZE)
     if defs is None:
         continue
-    models.append((name, os.path.join(HERE, "models", f), [x for d in defs for x in d.split(" ", 1)]))
+    models.append((name, os.path.join(HERE, "models", f), defs))
 
 def script_trans(r):
     # The transition entries of a complete script: its entries less one

@@ -12,21 +12,15 @@ binary the median over the rounds of check time / certify time. Giving the
 binaries before and after a change compares them in the same rounds. Run
 it on an otherwise idle machine.
 """
-import os, re, statistics, subprocess, sys, tempfile, time
+import os, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from modelconfig import config  # noqa: E402
 sep = sys.argv.index("--")
 BINS, MODELS = sys.argv[1:sep], sys.argv[sep + 1:]
 SIZE = os.environ.get("SIZE", "small").upper()
 ROUNDS = int(os.environ.get("ROUNDS", "9"))
-
-
-def config(path):
-    for line in open(path):
-        m = re.match(r"; %s(.*)" % SIZE, line)
-        if m:
-            return [x for d in re.findall(r"-D \S+", m.group(1)) for x in d.split(" ", 1)]
-    return []
 
 
 def timed(args):
@@ -43,7 +37,7 @@ print("| model | " + " | ".join(cols) + " |")
 print("|---|" + "---:|" * len(cols))
 for model in MODELS:
     path = os.path.join(HERE, "models", model + ".mcasm")
-    defs = config(path)
+    defs = config(path, SIZE) or []
     script = os.path.join(tmp, model + ".scc")
     timed([BINS[0], "verify", "--continue", "--script", script] + defs + [path])
     check, cert = [], [[] for _ in BINS]
