@@ -1178,17 +1178,11 @@ const DeltaSnapDepth = 1024
 // deltaSnapDepth is DeltaSnapDepth, a variable so that tests can move it.
 var deltaSnapDepth = DeltaSnapDepth
 
+// frame is a DFS level. (Fields are ordered so that the struct packs into
+// 80 bytes: one per level of stacks millions of levels deep.)
 type frame struct {
-	snap       bool  // snaps[level] holds this state
-	deep       int64 // lossy store, no snapshot: the state's encoding is s.deep[deep:], or -1
-	fp         uint64
-	parentSnap int32 // the nearest level below whose snapshot is set, or -1
-	id         int32
-	start, end int32 // the transitions to explore: s.trans[start:end]
-	full       int32 // all its enabled transitions: s.trans[start:full]
-	next       int32
-	anyNew     bool  // some transition explored so far reached a new state
-	cs         int32 // with Options.Chain: its current transition's chained ones are s.chain[cs:] (up to the next frame's cs)
+	deep int64 // lossy store, no snapshot: the state's encoding is s.deep[deep:], or -1
+	fp   uint64
 	// With sleep sets: the threads asleep here (not explored), and the
 	// threads all of whose transitions here have been explored (asleep in
 	// the states their later siblings reach, see stillAsleep). again: a
@@ -1199,7 +1193,15 @@ type frame struct {
 	// the threads with such a transition here (they never sleep), taint
 	// says this state's subtree may hold one (see Options.Sleep).
 	sleep, done, awake uint64
+	parentSnap         int32 // the nearest level below whose snapshot is set, or -1
+	id                 int32
+	start, end         int32 // the transitions to explore: s.trans[start:end]
+	full               int32 // all its enabled transitions: s.trans[start:full]
+	next               int32
+	cs                 int32 // with Options.Chain: its current transition's chained ones are s.chain[cs:] (up to the next frame's cs)
 	cur                int32
+	snap               bool // snaps[level] holds this state
+	anyNew             bool // some transition explored so far reached a new state
 	curTaint, taint    bool
 	again              bool
 }
