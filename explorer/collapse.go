@@ -235,7 +235,7 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32) (int32, bool) {
 		comp := enc[start:end]
 		start = end
 		k := kindAt(i, n)
-		id, isNew := c.pools[k].Add(comp, c.pools[k].hash(comp))
+		id, isNew := c.pools[k].Add(comp, c.pools[k].Key(comp))
 		if isNew {
 			c.comps[k] = append(c.comps[k], c.pools[k].Get(id))
 		}
@@ -247,7 +247,7 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32) (int32, bool) {
 	c.vec = vec
 	// The state table is keyed by the vector's own hash: a Store's key is
 	// the hash of its record.
-	id, isNew := c.states.Add(vec, c.states.hash(vec))
+	id, isNew := c.states.Add(vec, c.states.Key(vec))
 	if isNew && c.delta {
 		p := &c.next
 		p.id, p.n = id, n

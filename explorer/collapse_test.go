@@ -367,3 +367,40 @@ func TestCollapse_memoryLimit(t *testing.T) {
 			res.Verdict, res.Limit, res.Stats.States, res.Stats.Transitions)
 	}
 }
+
+// TestCollapseStore_grows: the state table keeps no keys in its slots;
+// growing it past its first 2^16 slots must hash every vector again, or
+// states added before would be stored twice.
+func TestCollapseStore_grows(t *testing.T) {
+	c := explorer.NewCollapseStore()
+	enc := func(i int) ([]byte, []int32) {
+		// Two threads' records and an object's, from few distinct values,
+		// so that the pools stay small and the vectors differ.
+		e := []byte{2, 0}
+		cuts := []int32{2}
+		for _, v := range []int{i % 61, i / 61 % 53, i / 3233} {
+			e = append(e, 1, byte(v))
+			cuts = append(cuts, int32(len(e)))
+		}
+		return e, cuts
+	}
+	const n = 100000
+	for i := 0; i < n; i++ {
+		e, cuts := enc(i)
+		if id, isNew := c.Add(e, cuts); !isNew || id != int32(i) {
+			t.Fatalf("Add(state %d) = %d, %v", i, id, isNew)
+		}
+	}
+	for i := 0; i < n; i++ {
+		e, cuts := enc(i)
+		if id, isNew := c.Add(e, cuts); isNew || id != int32(i) {
+			t.Fatalf("after growing: Add(state %d) again = %d, %v", i, id, isNew)
+		}
+		if got := c.Get(int32(i)); string(got) != string(e) {
+			t.Fatalf("Get(%d) = %v, want %v", i, got, e)
+		}
+	}
+	if a := c.Account(); a.TableSlots < 2*n {
+		t.Errorf("state table of %d slots for %d states: it did not grow", a.TableSlots, n)
+	}
+}

@@ -32,11 +32,11 @@ const (
 // ... in order of insertion. Two encodings are the same state only if they
 // are equal byte for byte; the fingerprint only chooses the bucket.
 //
-// The fingerprint given with an encoding must be its hash (xxhash64, the
-// state's fingerprint): growing the table hashes the records again rather
-// than keep every fingerprint.
+// The fingerprint given with an encoding must be its key (Key, xxhash64:
+// the state's fingerprint): growing the table hashes the records again
+// rather than keep every fingerprint.
 type Store struct {
-	hash   func([]byte) uint64
+	hash   func([]byte) uint64 // nil: xxhash64 (tests set a weak one)
 	chunks [][]byte
 	n      int32    // states stored
 	offs   []uint64 // id/offEvery -> place of record id
@@ -76,9 +76,17 @@ func newStore(slots int) *Store {
 	return &Store{hash: storeHash, table: make([]uint64, slots), chunk: minChunk}
 }
 
-// storeHash is the hash of the stores made from now on: xxhash64, except in
-// tests that make fingerprints collide.
-var storeHash = xxhash.Sum64
+// storeHash is the hash of the stores made from now on: nil (xxhash64),
+// except in tests that make fingerprints collide.
+var storeHash func([]byte) uint64
+
+// Key returns the key of record b, the fingerprint Add takes with it.
+func (s *Store) Key(b []byte) uint64 {
+	if s.hash == nil {
+		return xxhash.Sum64(b)
+	}
+	return s.hash(b)
+}
 
 // Len returns the number of states stored.
 func (s *Store) Len() int { return int(s.n) }
@@ -116,7 +124,7 @@ func (s *Store) record(ref uint64) (int32, []byte) {
 	return id, c[off+4+k : off+4+k+int(n)]
 }
 
-// Add inserts enc with fingerprint fp (its hash) unless an equal
+// Add inserts enc with fingerprint fp (its key) unless an equal
 // encoding is stored, and returns the state's id and whether it was new.
 func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	mask := uint64(len(s.table) - 1)
@@ -201,7 +209,7 @@ func (s *Store) grow() {
 	for ci, c := range s.chunks {
 		for off := 0; off < len(c); {
 			n, k := binary.Uvarint(c[off+4:])
-			fp := s.hash(c[off+4+k : off+4+k+int(n)])
+			fp := s.Key(c[off+4+k : off+4+k+int(n)])
 			i := fp & mask
 			for t[i] != 0 {
 				i = (i + 1) & mask
