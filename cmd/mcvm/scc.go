@@ -676,6 +676,10 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 			}
 		}
 		res.Stats.MaxDepth = max(res.Stats.MaxDepth, o.res.Stats.MaxDepth+o.res.InitLen)
+		// Each task collects in its own machine, the states of its region
+		// (not those of its init path): the sum need not be a whole
+		// certification's count.
+		res.Stats.Freed += o.res.Stats.Freed
 	}
 	res.Stats.States, res.Stats.Transitions, res.Stats.Revisits = mr.States, mr.Transitions, mr.Revisits
 	res.Stats.Errors, res.Stats.Instructions = mr.Errors, mr.Instructions

@@ -114,6 +114,9 @@ func TestCertify_gc(t *testing.T) {
 			t.Errorf("certify --gc %s freed %d objects, verify %d", gc, got, want)
 		}
 	}
+	if got := freed("certify", "--tasks", "3", "--jobs", "2"); got == 0 {
+		t.Errorf("certify --tasks 3 freed no objects (verify: %d)", want)
+	}
 	if got := freed("certify", "--gc", "none"); got != 0 {
 		t.Errorf("certify --gc none freed %d objects", got)
 	}
