@@ -192,9 +192,10 @@ func validCuts(enc []byte, cuts []int32) bool {
 }
 
 // Add inserts the state with encoding enc, cut into components by cuts
-// (as vm.Machine.EncodeSplit gives them), unless it is stored, and returns its id and whether it is new. Equal encodings must
-// come with equal cuts (as they do from EncodeSplit), or the store would
-// keep one state under two vectors. Cuts that do not describe enc make it
+// (as vm.Machine.EncodeSplit gives them), unless it is stored, and returns
+// its id and whether it is new. Equal encodings must come with equal cuts
+// (as they do from EncodeSplit), or the store would keep one state under
+// two vectors. Cuts that do not describe enc make it
 // one component (still exact, not compressed).
 func (c *CollapseStore) Add(enc []byte, cuts []int32) (int32, bool) {
 	var one [1]int32

@@ -81,7 +81,6 @@ type scriptFigures struct {
 	TextRatio          float64 `json:"text_compression_ratio,omitempty"`
 	BytesPerTransition float64 `json:"bytes_per_transition"`
 	PeakFP             int64   `json:"peak_fp_entries,omitempty"`
-	trustful           bool    // a trustful script or task (its certifier collects no garbage)
 	PeakFPPercent      float64 `json:"peak_fp_percent,omitempty"`
 	Tasks              int     `json:"tasks,omitempty"`
 	Jobs               int     `json:"jobs,omitempty"`
@@ -92,6 +91,7 @@ type scriptFigures struct {
 	LargestTaskS       float64 `json:"largest_task_s,omitempty"`
 	MergeS             float64 `json:"merge_s,omitempty"`
 	Comparisons        int64   `json:"fp_comparisons,omitempty"`
+	trustful           bool    // a trustful script or task (its certifier collects no garbage)
 }
 
 func (f *scriptFigures) print(w io.Writer) {
