@@ -92,17 +92,10 @@ func TestCertify_gc(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "s")
 	freed := func(args ...string) int64 {
 		t.Helper()
-		code, out, errs := runMain(append(args, "--json", "--continue", "--script", script, model)...)
-		if code != exitOK && code != exitViolation {
-			t.Fatalf("mcvm %s: exit %d\n%s", strings.Join(args, " "), code, errs)
-		}
 		var r struct {
-			GC    string `json:"gc"`
-			Freed int64  `json:"freed_objects"`
+			Freed int64 `json:"freed_objects"`
 		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		jsonOf(t, &r, append(args, "--continue", "--script", script, model)...)
 		return r.Freed
 	}
 	want := freed("verify")
@@ -144,21 +137,28 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// figuresOf runs mcvm with args and --json and returns the states and
-// transitions it reports.
-func figuresOf(t *testing.T, args ...string) (states, transitions int64) {
+// jsonOf runs mcvm with args and --json, which must end with no error or a
+// property violated, and decodes the report into v.
+func jsonOf(t *testing.T, v any, args ...string) {
 	t.Helper()
 	code, out, errs := runMain(append(args, "--json")...)
 	if code != exitOK && code != exitViolation {
 		t.Fatalf("mcvm %s: exit %d\n%s", strings.Join(args, " "), code, errs)
 	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// figuresOf runs mcvm with args and --json and returns the states and
+// transitions it reports.
+func figuresOf(t *testing.T, args ...string) (states, transitions int64) {
+	t.Helper()
 	var r struct {
 		States      int64 `json:"states"`
 		Transitions int64 `json:"transitions"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
+	jsonOf(t, &r, args...)
 	return r.States, r.Transitions
 }
 
