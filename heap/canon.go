@@ -20,7 +20,15 @@ type Canon struct {
 	// owners, if not nil, renames monitor owners: owner o > 0 is written
 	// as owners[o-1]+1 (see SetOwners).
 	owners []int32
+	// lim and bad check a numbering again (see Verify): a reference
+	// numbered lim or above must be lim, the next one its component
+	// introduces. Outside Verify lim is maxRef and the check never runs.
+	lim  Ref
+	bad  bool
+	live int
 }
+
+const maxRef = Ref(1<<31 - 1)
 
 // SetOwners makes EncodeObjects write a monitor owner o > 0 as
 // owners[o-1]+1 (nil: as it is), for an encoding whose owners (thread
@@ -43,6 +51,7 @@ func (c *Canon) Reset(h *Heap) {
 		c.order = make([]Ref, 0, 2*n)
 	}
 	c.order = c.order[:0]
+	c.lim = maxRef
 }
 
 // Root numbers r, if not yet numbered, and returns its new reference. r
@@ -52,6 +61,9 @@ func (c *Canon) Root(r Ref) Ref {
 		return Null
 	}
 	if id := c.ids[r]; id != 0 {
+		if id >= c.lim {
+			c.introduce(id)
+		}
 		return id
 	}
 	n := len(c.order)
@@ -59,6 +71,44 @@ func (c *Canon) Root(r Ref) Ref {
 	c.order[n] = r
 	c.ids[r] = Ref(n + 1)
 	return Ref(n + 1)
+}
+
+// introduce checks, during Verify, a reference numbered at or above lim:
+// it must be the next object the component introduces.
+func (c *Canon) introduce(id Ref) {
+	if id == c.lim {
+		c.lim++
+	} else {
+		c.bad = true
+	}
+}
+
+// Verify begins to check that a component of a state (a thread, an
+// object's slots) written again with the numbering Canon holds from an
+// earlier state introduces the same objects in the same order: before is
+// how many objects were numbered when the earlier traversal reached the
+// component. Write the component, then call Verified.
+func (c *Canon) Verify(before int) {
+	c.lim, c.bad, c.live = Ref(before+1), false, len(c.order)
+}
+
+// Verified ends the check Verify began and reports whether the component
+// referred only to objects numbered before it and, in order, to the
+// objects the earlier traversal numbered from it: after is how many were
+// numbered when that traversal left the component. If every component
+// that changed passes, the numbering of the earlier state is the new
+// state's: every other component refers to the same objects as before.
+// A reference to an object the earlier numbering did not reach numbers
+// it anew, which Verified reports as a failure and takes back: the
+// numbering is the earlier state's again.
+func (c *Canon) Verified(after int) bool {
+	ok := !c.bad && c.lim == Ref(after+1) && len(c.order) == c.live
+	for _, r := range c.order[c.live:] {
+		c.ids[r] = 0
+	}
+	c.order = c.order[:c.live]
+	c.lim = maxRef
+	return ok
 }
 
 // Reached reports whether r, an object of the heap given to Reset, has
@@ -128,25 +178,77 @@ func PutVarint(w []byte, p int, x int64) int {
 // The first skip objects numbered are not written: the caller encodes them
 // in its own way, and they must not hold references.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
-	b, _ = c.encodeObjects(b, h, l, skip, nil, false)
+	b, _, _ = c.encodeObjects(b, h, l, skip, 0, nil, nil, false)
 	return b
 }
 
-// EncodeObjectsSplit is EncodeObjects that also appends to cuts, for each
-// object written, the offset in the returned slice where its record ends
-// (collapse compression stores each object's record on its own).
-func (c *Canon) EncodeObjectsSplit(b []byte, h *Heap, l *Layout, skip int, cuts []int32) ([]byte, []int32) {
-	return c.encodeObjects(b, h, l, skip, cuts, true)
+// EncodeObjectsRec is EncodeObjects that also appends, for each object
+// written, where its record starts (offset in the returned slice minus
+// base) to starts, and how many objects were numbered when its slots
+// began to befores: what an incremental encoder needs to write single
+// objects again (PutObject) and check the numbering (Verify).
+func (c *Canon) EncodeObjectsRec(b []byte, h *Heap, l *Layout, skip, base int, starts, befores []int32) ([]byte, []int32, []int32) {
+	return c.encodeObjects(b, h, l, skip, base, starts, befores, true)
 }
 
-// encodeObjects is EncodeObjects, appending each object's end to cuts if
-// split.
-func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip int, cuts []int32, split bool) ([]byte, []int32) {
+// encodeObjects is EncodeObjects, recording starts and befores if rec.
+func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip, base int, starts, befores []int32, rec bool) ([]byte, []int32, []int32) {
 	// Room for every object of h, reached or not: tag, owner, count and
 	// length, and one varint per slot.
 	b = Room(b, (4*len(h.Objs)+len(h.Data))*binary.MaxVarintLen64)
-	w, p := b[:cap(b)], len(b)
-	for i := skip; i < len(c.order); i++ {
+	if rec {
+		// As many records as objects at most: with this capacity the
+		// loop's appends never grow (see Room).
+		starts = slices.Grow(starts, len(h.Objs))
+		befores = slices.Grow(befores, len(h.Objs))
+	}
+	p := len(b)
+	p, starts, befores = c.putObjects(b[:cap(b)], p, h, l, skip, -1, base, starts, befores, rec)
+	return b[:p], starts, befores
+}
+
+// PutObject writes the record of the object numbered id (see
+// EncodeObjects) at w[p:] and returns the position after it. w must have
+// room for it (ObjectRoom).
+func (c *Canon) PutObject(w []byte, p int, h *Heap, l *Layout, id int) int {
+	p, _, _ = c.putObjects(w, p, h, l, id-1, id, 0, nil, nil, false)
+	return p
+}
+
+// ObjectRoom is the most bytes PutObject writes for the object numbered id.
+func (c *Canon) ObjectRoom(h *Heap, id int) int {
+	return (4 + int(h.Objs[c.order[id-1]-1].Len)) * binary.MaxVarintLen64
+}
+
+// Save returns copies of c's numbering, which Load puts back (for a check
+// that encodes another state in between).
+func (c *Canon) Save() (ids, order []Ref) {
+	return slices.Clone(c.ids), slices.Clone(c.order)
+}
+
+// Load puts back a numbering Save returned.
+func (c *Canon) Load(ids, order []Ref) {
+	c.ids = append(c.ids[:0], ids...)
+	c.order = slices.Grow(c.order[:0], cap(order))
+	c.order = append(c.order, order...)
+	c.lim = maxRef
+}
+
+// ID returns the number of r, an object of the heap given to Reset: 0
+// if it has none.
+func (c *Canon) ID(r Ref) Ref { return c.ids[r] }
+
+// putObjects writes at w[p:] the records of the objects numbered from+1
+// up to to (-1: as long as the traversal numbers more) and returns the
+// position after them; if rec it appends each record's start (minus base)
+// and the objects numbered before its slots to starts and befores. One
+// call writes all the objects of a whole encoding (see vm's putThreads).
+func (c *Canon) putObjects(w []byte, p int, h *Heap, l *Layout, from, to, base int, starts, befores []int32, rec bool) (int, []int32, []int32) {
+	for i := from; i < len(c.order) && i != to; i++ {
+		if rec {
+			starts = append(starts, int32(p-base))
+			befores = append(befores, int32(len(c.order)))
+		}
 		o := &h.Objs[c.order[i]-1]
 		tag := uint64(o.Class) + 2
 		if o.Kind != KindObject {
@@ -167,11 +269,8 @@ func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip int, cuts []int
 		if o.Len > 0 {
 			p = c.putSlots(w, p, h, l, o)
 		}
-		if split {
-			cuts = append(cuts, int32(p))
-		}
 	}
-	return w[:p], cuts
+	return p, starts, befores
 }
 
 // putSlots writes the slots of o at w[p:] and returns the position after

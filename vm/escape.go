@@ -122,6 +122,7 @@ func (m *Machine) localTo(t *Thread, r heap.Ref) bool {
 // freed object's place (heap.Heap.Free), its entry is set to say so, as
 // it would be if r were new.
 func (m *Machine) allocated(t *Thread, r heap.Ref) heap.Ref {
+	m.allocatedInc()
 	if int(r) <= len(m.owner) {
 		m.owner[r-1] = t.ID + 1
 	}

@@ -153,6 +153,7 @@ func (m *Machine) invoke(t *Thread, mi int32) bool {
 		}
 		o.Owner = t.ID + 1
 		o.Count++
+		m.wrote(lock)
 	}
 	t.Frames = append(t.Frames, Frame{Method: mi, Base: base, Lock: lock})
 	for i := callee.Args; i < callee.Locals; i++ {
@@ -176,6 +177,7 @@ func (m *Machine) popFrame(t *Thread) bool {
 		if o.Count--; o.Count == 0 {
 			o.Owner = 0
 		}
+		m.wrote(f.Lock)
 	}
 	t.Stack = t.Stack[:f.Base]
 	t.Frames = t.Frames[:len(t.Frames)-1]

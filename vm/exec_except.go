@@ -214,6 +214,7 @@ func (m *Machine) uncaught(t *Thread, r heap.Ref) bool {
 				if o.Count--; o.Count == 0 {
 					o.Owner = 0
 				}
+				m.wrote(l)
 			}
 		}
 	}

@@ -88,6 +88,7 @@ func execPutfield(m *Machine, t *Thread, o *op) bool {
 		return m.resume
 	}
 	slots[f.Slot] = v.I
+	m.wrote(heap.Ref(t.Stack[n-2].I))
 	if m.invField[o.a] {
 		m.invDirty = true
 	}
@@ -108,6 +109,7 @@ func execPutstatic(m *Machine, t *Thread, o *op) bool {
 		return m.resume
 	}
 	m.S.Statics[o.a] = v.I
+	m.wroteStatic()
 	if m.invStatic[o.a] {
 		m.invDirty = true
 	}
@@ -221,6 +223,7 @@ func execArrstore(m *Machine, t *Thread, o *op) bool {
 		return m.typeError(t, "storing a value of the wrong kind into an array")
 	}
 	slots[iv.I] = v.I
+	m.wrote(heap.Ref(t.Stack[n-3].I))
 	if m.invArrays {
 		m.invDirty = true
 	}

@@ -80,6 +80,7 @@ func execMonitorenter(m *Machine, t *Thread, o *op) bool {
 	}
 	obj.Owner = t.ID + 1
 	obj.Count++
+	m.wrote(r)
 	t.Stack = t.Stack[:len(t.Stack)-1]
 	t.top().PC++
 	return true
@@ -103,13 +104,14 @@ func (m *Machine) owned(t *Thread) (heap.Ref, *heap.Object, bool) {
 }
 
 func execMonitorexit(m *Machine, t *Thread, o *op) bool {
-	_, obj, ok := m.owned(t)
+	r, obj, ok := m.owned(t)
 	if !ok {
 		return m.resume
 	}
 	if obj.Count--; obj.Count == 0 {
 		obj.Owner = 0
 	}
+	m.wrote(r)
 	t.top().PC++
 	return true
 }
@@ -121,6 +123,7 @@ func execWait(m *Machine, t *Thread, o *op) bool {
 	}
 	t.WaitObj, t.WaitCount = r, obj.Count
 	obj.Owner, obj.Count = 0, 0
+	m.wrote(r)
 	t.Status = StatusWaiting
 	t.top().PC++
 	return false

@@ -84,3 +84,23 @@ func (m *Machine) LiveObjects() int {
 	}
 	return n
 }
+
+// CheckEncoding makes every incremental encoding compare itself with a
+// whole one (and panic if they differ) until the returned function is
+// called.
+func CheckEncoding() (restore func()) {
+	c := checkInc
+	checkInc = true
+	return func() { checkInc = c }
+}
+
+// CheckingEncoding reports whether MCVM_CHECK_ENCODING=1 is set: encodings
+// then allocate (the check's whole encodings).
+func CheckingEncoding() bool { return checkInc }
+
+// IncrementalEncodings returns how many of m's encodings were incremental.
+func (m *Machine) IncrementalEncodings() uint64 { return m.inc.hits }
+
+// PokeSlot writes slot i of object r without logging the write, as an
+// executor that forgot to would (for the test that the check finds it).
+func (m *Machine) PokeSlot(r heap.Ref, i int, v int64) { m.S.Heap.Slots(r)[i] = v }

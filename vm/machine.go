@@ -142,7 +142,11 @@ type Machine struct {
 	// clock orders changes to threads and snapshots: a thread whose stamp
 	// is at least a snapshot's clock may differ from its copy there.
 	clock uint64
-	canon heap.Canon
+	// canon is the numbering of the last encoding: one of canons, the
+	// base's (incEnc.bc) or the other for a state written whole while the
+	// base is kept.
+	canon  *heap.Canon
+	canons [2]heap.Canon
 	// shadow holds the heap and statics of the delta snapshot shadowAt,
 	// the one saved or restored last (see Snapshot).
 	shadow   fullCopy
@@ -165,6 +169,10 @@ type Machine struct {
 	// canonVer is the version whose reachable objects canon has numbered
 	// (the last Encode's); the mark of CollectGarbage's mark-and-sweep.
 	canonVer uint64
+	// inc is what the last encoding was made from (see incEnc); noInc
+	// makes encode write whole states (checkIncremental, benchmarks).
+	inc      incEnc
+	noInc    bool
 	memo     memoGC
 	refSlots [][]int32 // per class: its reference slots
 	// markLive's marks (object i is live if gcMark[i] == gcEpoch) and stack.
@@ -234,6 +242,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{prog: p, layout: heap.NewLayout(p), opts: opts, nclasses: len(p.Classes)}
+	m.canon = &m.canons[0]
 	nc := m.nclasses
 	m.sub = make([]bool, nc*nc)
 	for c := 0; c < nc; c++ {
@@ -321,6 +330,7 @@ func (m *Machine) Options() Options { return m.opts }
 // Init sets the initial state: statics at their initial values and thread
 // 0 about to run the entry method.
 func (m *Machine) Init() {
+	m.replaced()
 	m.clock++
 	m.version++
 	m.invDirty = true
@@ -348,6 +358,7 @@ func (m *Machine) newThread(mi int32) *Thread {
 	s := &m.S
 	t := m.thread(int32(len(s.Threads)))
 	t.Obj = s.Heap.New(m.layout, bytecode.ClassThread)
+	m.allocatedInc()
 	s.Heap.Slots(t.Obj)[0] = int64(t.ID)
 	t.Frames = append(t.Frames, Frame{Method: mi})
 	return t
@@ -577,6 +588,7 @@ func (m *Machine) step(tr Trans) *Fault {
 	if t.Status == StatusNotified {
 		o := m.S.Heap.Obj(t.WaitObj)
 		o.Owner, o.Count = t.ID+1, t.WaitCount
+		m.wrote(t.WaitObj)
 		t.Status, t.WaitObj, t.WaitCount = StatusRunnable, 0, 0
 		if m.opts.Granularity == GranInstruction {
 			return nil

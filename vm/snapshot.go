@@ -82,6 +82,7 @@ func (m *Machine) Save(s, parent *Snapshot) {
 	s.full, s.parent = s.keep, nil
 	s.full.set(&st.Heap, st.Statics)
 	m.saveThreads(s, parent)
+	m.saved(s)
 }
 
 // SaveDelta is Save keeping the heap and statics as a reverse delta to
@@ -102,6 +103,7 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 	u.ent, sh.statics = diffInts(st.Statics, sh.statics, u.ent)
 	m.shadowAt = s
 	m.saveThreads(s, parent)
+	m.saved(s)
 }
 
 // saveThreads copies the threads into s, sharing parent's copies of those
@@ -162,6 +164,7 @@ func (m *Machine) Restore(s *Snapshot) {
 			t.Pending = append(pending[:0], c.Pending...)
 		}
 	}
+	m.restored(s)
 }
 
 // rollback makes the shadow hold s's heap and statics: undoing the deltas

@@ -169,12 +169,62 @@ func (m *Machine) EncodeSplit(b []byte, cuts []int32) ([]byte, []int32) {
 // encode is Encode, appending the components' ends to cuts if split. If
 // order is not nil, it encodes the state as if the threads were renamed
 // by PermuteThreads(order): thread i is the thread at order[i], and inv
-// is order's inverse.
+// is order's inverse. Without order it writes only what changed since the
+// base when it can (see incEnc).
 func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32) ([]byte, []int32) {
-	s := &m.S
-	c := &m.canon
-	c.Reset(&s.Heap)
+	// A thread changed after this encoding has a stamp above every stamp
+	// the encoding saw (see incEnc).
+	m.clock++
 	m.canonVer = m.version
+	in := &m.inc
+	if order == nil && in.ok && !m.noInc {
+		m.canon = &m.canons[in.bc]
+		if out, ok := m.encodeInc(b); ok {
+			in.hits++
+			n := len(cuts)
+			if split {
+				cuts = in.cuts(cuts, len(b))
+			}
+			if checkInc {
+				m.checkIncremental(out[len(b):], cuts[n:], split, len(b))
+			}
+			return out, cuts
+		}
+		// Write this state whole with the other numbering, keeping the
+		// base: the next state is likely one transition from it again.
+		m.canon = &m.canons[1-in.bc]
+		base := len(b)
+		b = m.encodeWhole(b, nil, nil, true)
+		in.last = append(in.last[:0], b[base:]...)
+		in.lastVer, in.lastKind = m.version, lastWhole
+		if split {
+			cuts = in.wholeCuts(cuts, base)
+		}
+		return b, cuts
+	}
+	m.canon = &m.canons[in.bc]
+	in.ok = false
+	// A split encoding needs the starts of the components for its cuts.
+	rec := order == nil && (split || !m.noInc)
+	base := len(b)
+	b = m.encodeWhole(b, order, inv, rec)
+	if split {
+		cuts = in.wholeCuts(cuts, base)
+	}
+	if rec && !m.noInc {
+		m.recordInc(b[base:])
+	}
+	return b, cuts
+}
+
+// encodeWhole appends the encoding of the whole state to b, numbering
+// objects with m.canon (see encode for order and inv). If rec, it records
+// the start of each component and the objects numbered before it in the
+// incremental encoder's wstart and wbefore.
+func (m *Machine) encodeWhole(b []byte, order, inv []int32, rec bool) []byte {
+	s := &m.S
+	c := m.canon
+	c.Reset(&s.Heap)
 	c.SetOwners(inv)
 	threads := s.Threads
 	if order != nil {
@@ -184,21 +234,46 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 		}
 		threads = m.symOrd
 	}
+	in := &m.inc
+	base := len(b)
 	// The Thread objects are the first roots; the same loop counts the
-	// room for the most the statics and threads can take (see heap.Room):
-	// one varint for the count and per static; per thread status, owner,
-	// count, waitobj, waitcount, nframes and npending, per frame method,
-	// pc, lock and nslots, up to two per value (a big int is a marker and
-	// a varint) and six per pending record.
-	n := 1 + len(s.Statics)
+	// room for the most the statics and threads can take (see heap.Room).
+	n := 0
 	for _, t := range threads {
 		c.Root(t.Obj)
-		n += 7 + 4*len(t.Frames) + 2*len(t.Stack) + 6*len(t.Pending)
+		n += threadRoom(t)
 	}
-	b = heap.Room(b, n*binary.MaxVarintLen64)
-	w, p := b[:cap(b)], len(b)
+	b = heap.Room(b, n+m.staticsRoom())
+	w := b[:cap(b)]
 	// Roots are numbered the moment they are first seen and never renumbered,
 	// so statics and threads are encoded in the same pass that numbers them.
+	// The statics block is component 0 (see incEnc).
+	if rec {
+		in.wstart = append(in.wstart[:0], 0)
+		in.wbefore = append(in.wbefore[:0], int32(c.Live()))
+	}
+	p := m.putStatics(w, base)
+	p = m.putThreads(w, p, threads, inv, rec, base)
+	if !rec {
+		return c.EncodeObjects(w[:p], &s.Heap, m.layout, len(s.Threads))
+	}
+	b, in.wstart, in.wbefore = c.EncodeObjectsRec(w[:p], &s.Heap, m.layout, len(s.Threads), base, in.wstart, in.wbefore)
+	in.wstart = append(in.wstart, int32(len(b)-base))
+	in.wbefore = append(in.wbefore, int32(c.Live()))
+	return b
+}
+
+// staticsRoom is the most bytes putStatics writes: a varint for the
+// thread count and one per static.
+func (m *Machine) staticsRoom() int {
+	return (1 + len(m.S.Statics)) * binary.MaxVarintLen64
+}
+
+// putStatics writes the statics block (the thread count, then the
+// statics) at w[p:] and returns the position after it.
+func (m *Machine) putStatics(w []byte, p int) int {
+	s := &m.S
+	c := m.canon
 	p = heap.PutUvarint(w, p, uint64(len(s.Threads)))
 	for i, v := range s.Statics {
 		if m.staticRef[i] {
@@ -207,17 +282,38 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 			p = heap.PutVarint(w, p, v)
 		}
 	}
-	if split {
-		cuts = append(cuts, int32(p))
-	}
+	return p
+}
+
+// threadRoom is the most bytes putThread writes for t: per thread status,
+// owner, count, waitobj, waitcount, nframes and npending, per frame
+// method, pc, lock and nslots, up to two per value (a big int is a marker
+// and a varint) and six per pending record.
+func threadRoom(t *Thread) int {
+	return (7 + 4*len(t.Frames) + 2*len(t.Stack) + 6*len(t.Pending)) * binary.MaxVarintLen64
+}
+
+// putThreads writes the records of threads at w[p:] and returns the
+// position after them; inv renames monitor owners as encode's. If rec, it
+// appends to the incremental encoder's starts and befores (see incEnc)
+// each record's start (minus base) and the objects numbered before it.
+// One call writes all the threads of a whole encoding: a call per thread
+// cost the whole encoder 10% more instructions on the philosophers.
+func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, rec bool, base int) int {
+	c := m.canon
+	in := &m.inc
 	for _, t := range threads {
+		if rec {
+			in.wstart = append(in.wstart, int32(p-base))
+			in.wbefore = append(in.wbefore, int32(c.Live()))
+		}
 		if len(t.Pending) > 0 {
 			w[p] = byte(t.Status) | pendingBit
 		} else {
 			w[p] = byte(t.Status)
 		}
 		p++
-		obj := s.Heap.Obj(t.Obj)
+		obj := m.S.Heap.Obj(t.Obj)
 		owner := obj.Owner
 		if inv != nil && owner > 0 {
 			owner = inv[owner-1] + 1
@@ -266,19 +362,14 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 				p = heap.PutVarint(w, p, int64(pd.B))
 			}
 		}
-		if split {
-			cuts = append(cuts, int32(p))
-		}
 	}
-	if split {
-		return c.EncodeObjectsSplit(w[:p], &s.Heap, m.layout, len(s.Threads), cuts)
-	}
-	return c.EncodeObjects(w[:p], &s.Heap, m.layout, len(s.Threads)), nil
+	return p
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.
 // b must come from Encode on a machine for the same program.
 func (m *Machine) Decode(b []byte) {
+	m.replaced()
 	m.clock++
 	m.version++
 	m.invDirty = true

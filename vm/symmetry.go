@@ -574,6 +574,7 @@ func (m *Machine) isThreadObj(r heap.Ref) bool {
 func (m *Machine) PermuteThreads(perm []int32) {
 	s := &m.S
 	n := len(s.Threads)
+	m.replaced()
 	m.clock++
 	m.version++
 	m.symInv = m.symInv[:0]

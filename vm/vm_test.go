@@ -145,6 +145,9 @@ func TestMachine_Snapshot_sameSuccessors(t *testing.T) {
 // TestMachine_hotLoop_noAllocs checks that restoring, stepping and
 // encoding do not allocate once buffers have grown.
 func TestMachine_hotLoop_noAllocs(t *testing.T) {
+	if vm.CheckingEncoding() {
+		t.Skip("MCVM_CHECK_ENCODING=1: the check's whole encodings allocate")
+	}
 	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
 	rng := rand.New(rand.NewPCG(5, 6))
 	var trs []vm.Trans

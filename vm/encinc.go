@@ -1,0 +1,417 @@
+// Incremental encoding: write again only the components that changed since a base state.
+
+package vm
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+
+	"mcvm/heap"
+)
+
+// incEnc is what the incremental encoder keeps of its base, a state it
+// encoded, so that an encoding of a state one transition away copies the
+// records of the components that did not change and writes only the
+// others (MoonWalker's delta collapse, for the plain encoding).
+//
+// The components of an encoding are the statics block (component 0),
+// each thread's record (component i+1 for thread i, whose Thread object
+// is numbered i+1) and each object's record (component k for the object
+// numbered k). What changed since the base:
+//
+//   - a thread whose stamp differs from the one it had: a stamp
+//     identifies a thread's contents, since encode advances the clock (a
+//     thread changed after an encoding gets a stamp no encoding has seen)
+//     and Restore gives back a copy's contents with the stamp they had;
+//   - the objects in the write log, which the executors append to when
+//     they write a slot or a monitor (wrote), and the statics if one was
+//     written (wroteStatic). A Thread object's monitor is part of its
+//     thread's record.
+//
+// An allocation, a log grown past logMax, or a state replaced in another
+// way (Decode, Init, PermuteThreads) makes the next encoding whole.
+//
+// Copying the other records is right only if the canonical numbering did
+// not change. It did not if every changed component, written again with
+// the base's numbering, refers to objects numbered before it or, in the
+// old order, to exactly the objects the base's traversal numbered from it
+// (heap.Canon.Verify): the traversal then meets the same objects in the
+// same order everywhere. Otherwise encode writes the whole state, which
+// becomes the base.
+//
+// The base follows depth-first search: Save makes the state it saves the
+// base if that state was the last encoded (its encoding is kept already),
+// and Restore gives back the base (the write log empties) or, for another
+// snapshot, encodes the restored state whole and makes it the base (at
+// once or when it is restored again, see restored). So the successors of
+// a state are each compared with it and differ from it by one
+// transition's writes.
+type incEnc struct {
+	ok     bool    // the fields below describe the base, and the log is complete
+	bc     int     // the base's numbering is Machine.canons[bc]
+	enc    []byte  // the base's encoding
+	start  []int32 // per component, where its record begins in enc; then len(enc)
+	before []int32 // per component, objects numbered when the traversal reached it; then all
+	stamps []uint64
+	nobjs  int // the length of the base's heap
+
+	// What encodeWhole recorded of the last whole encoding: start and
+	// before for it.
+	wstart, wbefore []int32
+
+	log     []heap.Ref // objects written since the base (repeats possible)
+	statics bool       // a static was written since the base
+	whole   bool       // the next encoding must be whole (allocation, log full)
+
+	snap      *Snapshot // the snapshot the base was saved to (or nil)
+	snapClock uint64    // and its clock then
+	// Backtracking (see restored): the snapshot restored last that was
+	// not the base's, how many such there were, and how many restores of
+	// them in all.
+	run            *Snapshot
+	runClock       uint64
+	runs, restores int
+
+	// The last encoding, of the state of version lastVer: what it was, its
+	// bytes (unless it is the base's), and if incremental, per component
+	// rewritten, its number and its record's length before and after.
+	lastKind int
+	last     []byte
+	lastVer  uint64
+	dirty    []int32
+	oldLen   []int32
+	newLen   []int32
+
+	marked  []bool // per component: in dirty
+	scratch []byte // the encoding of a restored state
+	hits    uint64 // incremental encodings (for the tests)
+}
+
+// The kinds of the last encoding.
+const (
+	lastBase  = iota // the base's (as it was recorded)
+	lastInc          // incremental, with the base's numbering
+	lastWhole        // whole, with the other numbering (Machine.canons[1-bc])
+)
+
+// logMax bounds the write log: a longer log means a transition that wrote
+// many objects, which encode then writes whole.
+const logMax = 1024
+
+// checkInc makes encode compare every incremental encoding with a whole
+// one and panic if they differ: set for vm's tests, and for any test run
+// with MCVM_CHECK_ENCODING=1 in the environment.
+var checkInc = os.Getenv("MCVM_CHECK_ENCODING") == "1"
+
+// wrote logs a write to a slot or the monitor of object r.
+func (m *Machine) wrote(r heap.Ref) {
+	in := &m.inc
+	if !in.ok {
+		return
+	}
+	n := len(in.log)
+	if n > 0 && in.log[n-1] == r {
+		return
+	}
+	if n == logMax {
+		in.whole = true
+		return
+	}
+	in.log = append(in.log, r)
+}
+
+// wroteStatic logs a write to a static.
+func (m *Machine) wroteStatic() { m.inc.statics = true }
+
+// allocatedInc notes an allocation: the next encoding is whole.
+func (m *Machine) allocatedInc() { m.inc.whole = true }
+
+// replaced notes a state replaced other than by a transition or a
+// snapshot: there is no base.
+func (m *Machine) replaced() { m.inc.ok = false }
+
+// clearLog empties the write log: the state is the base.
+func (in *incEnc) clearLog() {
+	in.log = in.log[:0]
+	in.statics, in.whole = false, false
+}
+
+// recordInc makes the state just encoded whole with the base's numbering
+// (enc, whose starts and befores encodeWhole recorded) the base.
+func (m *Machine) recordInc(enc []byte) {
+	in := &m.inc
+	in.enc = append(in.enc[:0], enc...)
+	in.start, in.wstart = in.wstart, in.start
+	in.before, in.wbefore = in.wbefore, in.before
+	m.rebased()
+}
+
+// rebased finishes making the state the base once enc, start, before and
+// the numbering are its: it takes the threads' stamps and empties the log.
+func (m *Machine) rebased() {
+	in := &m.inc
+	in.stamps = in.stamps[:0]
+	for _, t := range m.S.Threads {
+		in.stamps = append(in.stamps, t.stamp)
+	}
+	in.nobjs = len(m.S.Heap.Objs)
+	n := len(in.start) - 1
+	in.marked = slices.Grow(in.marked[:0], n)[:n]
+	clear(in.marked)
+	in.dirty = in.dirty[:0]
+	in.clearLog()
+	in.ok, in.lastKind, in.lastVer, in.snap = true, lastBase, m.version, nil
+}
+
+// saved is called by Save with the snapshot it saved: if the state was
+// encoded last, it becomes the base.
+func (m *Machine) saved(s *Snapshot) {
+	in := &m.inc
+	if !in.ok || in.lastVer != m.version {
+		return
+	}
+	switch in.lastKind {
+	case lastInc:
+		m.promote()
+	case lastWhole:
+		in.enc = append(in.enc[:0], in.last...)
+		in.start, in.wstart = in.wstart, in.start
+		in.before, in.wbefore = in.wbefore, in.before
+		in.bc = 1 - in.bc
+		m.rebased()
+	}
+	in.clearLog()
+	in.snap, in.snapClock = s, s.clock
+}
+
+// restored is called by Restore with the snapshot it restored. If that is
+// the base's, the state is the base again. Otherwise the state is the
+// parent of the subtree just explored, and its remaining successors
+// follow: encoding it whole to make it the base pays if several do, and
+// costs a whole encoding for nothing if one does (or none is encoded).
+// So the machine counts how many times, on average, a snapshot is
+// restored in a row once backtracked to: at two or more it makes the
+// state the base at once; below, only when it is restored a second time
+// (the first successor is then written whole).
+func (m *Machine) restored(s *Snapshot) {
+	in := &m.inc
+	if in.run == s && in.runClock == s.clock {
+		in.restores++
+	}
+	if !in.ok {
+		return
+	}
+	if in.snap == s && in.snapClock == s.clock {
+		in.clearLog()
+		return
+	}
+	if in.run != s || in.runClock != s.clock {
+		// Backtracked to s.
+		eager := in.restores >= 2*in.runs
+		in.run, in.runClock = s, s.clock
+		in.runs++
+		in.restores++
+		if !eager {
+			in.ok = false
+			return
+		}
+	}
+	in.ok = false
+	in.scratch = m.Encode(in.scratch[:0])
+	if in.ok {
+		in.snap, in.snapClock = s, s.clock
+	}
+}
+
+// promote makes the last (incremental) encoding the base.
+func (m *Machine) promote() {
+	in := &m.inc
+	in.enc = append(in.enc[:0], in.last...)
+	// Move the starts of the records after each rewritten one by the
+	// lengths it gained or lost so far.
+	var delta int32
+	d := in.dirty
+	for i, k := range d {
+		delta += in.newLen[i] - in.oldLen[i]
+		if k > 0 && int(k) <= len(in.stamps) {
+			in.stamps[k-1] = m.S.Threads[k-1].stamp
+		}
+		if delta == 0 {
+			continue
+		}
+		end := len(in.start)
+		if i+1 < len(d) {
+			end = int(d[i+1]) + 1
+		}
+		for j := int(k) + 1; j < end; j++ {
+			in.start[j] += delta
+		}
+	}
+	in.lastKind = lastBase
+}
+
+// touch notes that component k changed.
+func (in *incEnc) touch(k heap.Ref) {
+	if !in.marked[k] {
+		in.marked[k] = true
+		in.dirty = append(in.dirty, int32(k))
+	}
+}
+
+// cuts appends the ends of the components (see EncodeSplit) of the last
+// encoding, incremental, written at b[base:].
+func (in *incEnc) cuts(cuts []int32, base int) []int32 {
+	var delta int32
+	i := 0
+	for k := 1; k < len(in.start); k++ {
+		for i < len(in.dirty) && int(in.dirty[i]) < k {
+			delta += in.newLen[i] - in.oldLen[i]
+			i++
+		}
+		cuts = append(cuts, in.start[k]+delta+int32(base))
+	}
+	return cuts
+}
+
+// wholeCuts appends the ends of the components of the last encoding,
+// whole, written at b[base:].
+func (in *incEnc) wholeCuts(cuts []int32, base int) []int32 {
+	for _, e := range in.wstart[1:] {
+		cuts = append(cuts, e+int32(base))
+	}
+	return cuts
+}
+
+// encodeInc appends the encoding of the state to b by copying the base's
+// records of the components that did not change, and reports false if it
+// cannot (see incEnc); the caller then encodes the whole state, which
+// becomes the base.
+func (m *Machine) encodeInc(b []byte) ([]byte, bool) {
+	in, s, c := &m.inc, &m.S, m.canon
+	// Objects are added only by allocations, which make in.whole; the
+	// length is checked as well, since the numbering has room for the
+	// objects of the base's heap only.
+	if in.whole || len(s.Threads) != len(in.stamps) || len(s.Heap.Objs) != in.nobjs {
+		return b, false
+	}
+	for _, k := range in.dirty {
+		in.marked[k] = false
+	}
+	in.dirty = in.dirty[:0]
+	if in.statics {
+		in.touch(0)
+	}
+	for i, t := range s.Threads {
+		if t.stamp != in.stamps[i] {
+			in.touch(heap.Ref(i + 1))
+		}
+	}
+	for _, r := range in.log {
+		if id := c.ID(r); id != 0 {
+			in.touch(id)
+		}
+	}
+	out, ok := m.rewrite(b)
+	if ok {
+		in.last = append(in.last[:0], out[len(b):]...)
+		in.lastVer, in.lastKind = m.version, lastInc
+	}
+	return out, ok
+}
+
+// rewrite appends to b the base's encoding with the records of the dirty
+// components written again, checking the numbering as it goes; it
+// reports false if the numbering changed.
+func (m *Machine) rewrite(b []byte) ([]byte, bool) {
+	in, s, c := &m.inc, &m.S, m.canon
+	h := &s.Heap
+	d := in.dirty
+	in.oldLen, in.newLen = in.oldLen[:0], in.newLen[:0]
+	if len(d) == 0 {
+		return append(b, in.enc...), true
+	}
+	// Sort the few dirty components (insertion sort: usually one to three).
+	for i := 1; i < len(d); i++ {
+		for j := i; j > 0 && d[j] < d[j-1]; j-- {
+			d[j], d[j-1] = d[j-1], d[j]
+		}
+	}
+	nt := int32(len(s.Threads))
+	need := len(in.enc)
+	for _, k := range d {
+		switch {
+		case k == 0:
+			need += m.staticsRoom()
+		case k <= nt:
+			t := s.Threads[k-1]
+			if c.ID(t.Obj) != heap.Ref(k) {
+				return b, false
+			}
+			need += threadRoom(t)
+		default:
+			need += c.ObjectRoom(h, int(k))
+		}
+	}
+	base := len(b)
+	b = heap.Room(b, need)
+	w := b[:cap(b)]
+	p := base
+	prev := int32(0) // the next component whose record is still to copy
+	for _, k := range d {
+		p += copy(w[p:], in.enc[in.start[prev]:in.start[k]])
+		q := p
+		c.Verify(int(in.before[k]))
+		switch {
+		case k == 0:
+			p = m.putStatics(w, p)
+		case k <= nt:
+			p = m.putThreads(w, p, s.Threads[k-1:k], nil, false, 0)
+		default:
+			p = c.PutObject(w, p, h, m.layout, int(k))
+		}
+		if !c.Verified(int(in.before[k+1])) {
+			return b, false
+		}
+		in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
+		in.newLen = append(in.newLen, int32(p-q))
+		prev = k + 1
+	}
+	p += copy(w[p:], in.enc[in.start[prev]:])
+	return w[:p], true
+}
+
+// checkIncremental encodes the whole state again and panics if enc (just
+// written incrementally) differs from it, or, if split, the cuts (offsets
+// from base) differ (see checkInc). It leaves the base, the log and the
+// numbering as they were.
+func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base int) {
+	in := &m.inc
+	saved := *in
+	saved.enc, saved.start, saved.before = slices.Clone(in.enc), slices.Clone(in.start), slices.Clone(in.before)
+	saved.stamps, saved.log, saved.marked = slices.Clone(in.stamps), slices.Clone(in.log), slices.Clone(in.marked)
+	saved.last, saved.dirty = slices.Clone(in.last), slices.Clone(in.dirty)
+	saved.oldLen, saved.newLen = slices.Clone(in.oldLen), slices.Clone(in.newLen)
+	saved.wstart, saved.wbefore = slices.Clone(in.wstart), slices.Clone(in.wbefore)
+	c := m.canon
+	ids, order := c.Save()
+	m.noInc = true
+	full, fullCuts := m.encode(nil, nil, split, nil, nil)
+	m.noInc = false
+	if !bytes.Equal(enc, full) {
+		panic(fmt.Sprintf("vm: incremental encoding\n%x\ndiffers from the whole\n%x", enc, full))
+	}
+	for i := range cuts {
+		cuts[i] -= int32(base)
+	}
+	if split && !slices.Equal(cuts, fullCuts) {
+		panic(fmt.Sprintf("vm: incremental encoding's cuts %v differ from the whole's %v", cuts, fullCuts))
+	}
+	for i := range cuts {
+		cuts[i] += int32(base)
+	}
+	*in = saved
+	m.canon = c
+	c.Load(ids, order)
+}

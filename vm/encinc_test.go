@@ -1,0 +1,146 @@
+package vm_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/heap"
+	"mcvm/vm"
+)
+
+// walkDFS explores m's states depth first as the explorer does (Save on the
+// way down, Restore before each transition, a collection in each new
+// state) until limit states, encoding every state reached, split if
+// split; it returns the number of states.
+func walkDFS(m *vm.Machine, limit int, split bool) int {
+	type level struct {
+		snap *vm.Snapshot
+		trs  []vm.Trans
+		next int
+	}
+	var enc []byte
+	var cuts []int32
+	encode := func() string {
+		if split {
+			enc, cuts = m.EncodeSplit(enc[:0], cuts[:0])
+		} else {
+			enc = m.Encode(enc[:0])
+		}
+		return string(enc)
+	}
+	seen := map[string]bool{encode(): true}
+	root := &level{snap: new(vm.Snapshot)}
+	m.Save(root.snap, nil)
+	root.trs = m.Enabled(nil)
+	stack := []*level{root}
+	for len(stack) > 0 && len(seen) < limit {
+		top := stack[len(stack)-1]
+		if top.next == len(top.trs) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		m.Restore(top.snap)
+		tr := top.trs[top.next]
+		top.next++
+		if f := m.Step(tr); f != nil {
+			continue
+		}
+		k := encode()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		m.CollectGarbage()
+		l := &level{snap: new(vm.Snapshot)}
+		m.Save(l.snap, top.snap)
+		l.trs = m.Enabled(nil)
+		stack = append(stack, l)
+	}
+	return len(seen)
+}
+
+// TestEncode_incremental walks every model and conformance program with
+// each collector, plain and split, with dead variable reduction, and
+// compares every incremental encoding with a whole one (vm.CheckEncoding
+// panics at the first difference).
+func TestEncode_incremental(t *testing.T) {
+	defer vm.CheckEncoding()()
+	for _, path := range models(t) {
+		name := filepath.Base(path)
+		for _, c := range []struct {
+			gc    vm.GC
+			dead  bool
+			split bool
+		}{{vm.GCMarkSweep, false, false}, {vm.GCMemoised, false, true}, {vm.GCMarkSweep, true, true}} {
+			t.Run(fmt.Sprintf("%s/gc=%v/dead=%v/split=%v", name, c.gc, c.dead, c.split), func(t *testing.T) {
+				p, err := asm.AssembleFile(path, asm.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: c.gc, DeadLocals: c.dead})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.Init()
+				walkDFS(m, 3000, c.split)
+			})
+		}
+	}
+}
+
+// TestEncode_incrementalUsed checks that the walks above do encode
+// incrementally: on the philosophers nearly every state one transition
+// away from its parent is written so.
+func TestEncode_incrementalUsed(t *testing.T) {
+	defer vm.CheckEncoding()()
+	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
+	m.Init()
+	n := walkDFS(m, 1<<20, false)
+	if got := m.IncrementalEncodings(); got < uint64(n)/2 {
+		t.Errorf("%d of the encodings of %d states were incremental, want at least half", got, n)
+	}
+}
+
+// TestEncode_incrementalCheckFails checks that the check finds a write the
+// write log missed: an encoding that copied the written object's old
+// record would differ from the whole one.
+func TestEncode_incrementalCheckFails(t *testing.T) {
+	defer vm.CheckEncoding()()
+	m := load(t, "../testdata/conformance/arrays.mcasm", nil, vm.GranInstruction)
+	m.Init()
+	// Run until an object other than a Thread object has slots.
+	r := heap.Ref(0)
+	for step := 0; r == 0; step++ {
+		trs := m.Enabled(nil)
+		if len(trs) == 0 || step == 1000 {
+			t.Fatal("no object with slots to poke")
+		}
+		if f := m.Step(trs[0]); f != nil {
+			t.Fatal(f)
+		}
+		for id := len(m.S.Threads) + 1; id <= m.S.Heap.Len(); id++ {
+			if len(m.S.Heap.Slots(heap.Ref(id))) > 0 {
+				r = heap.Ref(id)
+				break
+			}
+		}
+	}
+	var snap vm.Snapshot
+	enc := m.Encode(nil)
+	m.Save(&snap, nil)
+	enc = m.Encode(enc[:0]) // the base again, incrementally: passes
+	if m.IncrementalEncodings() == 0 {
+		t.Fatal("the state saved was not encoded incrementally")
+	}
+	m.PokeSlot(r, 0, 12345)
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "differs from the whole") {
+			t.Errorf("an encoding after an unlogged write: got panic %q, want the check's", msg)
+		}
+	}()
+	m.Encode(enc[:0])
+}
