@@ -55,7 +55,8 @@ type incEnc struct {
 	start  []int32 // per component, where its record begins in enc; then len(enc)
 	before []int32 // per component, objects numbered when the traversal reached it; then all
 	stamps []uint64
-	nobjs  int // the length of the base's heap
+	nobjs  int    // the length of the base's heap
+	gen    uint64 // advanced whenever the base's numbering is made anew
 
 	// What encodeWhole recorded of the last whole encoding: start and
 	// before for it.
@@ -87,6 +88,21 @@ type incEnc struct {
 	marked  []bool // per component: in dirty
 	scratch []byte // the encoding of a restored state
 	hits    uint64 // incremental encodings (for the tests)
+}
+
+// encBack is kept by a snapshot whose state became the incremental
+// encoder's base by promotion from its parent's: the parent's records of
+// the components that differ, with which backtracking turns the base
+// back into the parent's (rollBack) instead of encoding it again.
+type encBack struct {
+	ok          bool
+	parent      *Snapshot // the parent's snapshot, and its clock then
+	parentClock uint64
+	gen         uint64   // the numbering's generation (incEnc.gen)
+	comps       []int32  // the components, ascending
+	ends        []int32  // where each one's record ends in recs
+	recs        []byte   // the parent's records
+	stamps      []uint64 // per component, the parent's stamp if it is a thread
 }
 
 // The kinds of the last encoding.
@@ -157,6 +173,7 @@ func (m *Machine) rebased() {
 		in.stamps = append(in.stamps, t.stamp)
 	}
 	in.nobjs = len(m.S.Heap.Objs)
+	in.gen++
 	n := len(in.start) - 1
 	in.marked = slices.Grow(in.marked[:0], n)[:n]
 	clear(in.marked)
@@ -169,11 +186,15 @@ func (m *Machine) rebased() {
 // encoded last, it becomes the base.
 func (m *Machine) saved(s *Snapshot) {
 	in := &m.inc
+	s.encBack.ok = false
 	if !in.ok || in.lastVer != m.version {
 		return
 	}
 	switch in.lastKind {
 	case lastInc:
+		if in.snap != nil {
+			m.keepBack(&s.encBack)
+		}
 		m.promote()
 	case lastWhole:
 		in.enc = append(in.enc[:0], in.last...)
@@ -207,6 +228,17 @@ func (m *Machine) restored(s *Snapshot) {
 		in.clearLog()
 		return
 	}
+	for in.snap != nil && in.snapClock == in.snap.clock {
+		b := &in.snap.encBack
+		if !b.ok || b.gen != in.gen || b.parent.clock != b.parentClock {
+			break
+		}
+		m.rollBack(b)
+		if in.snap == s && in.snapClock == s.clock {
+			in.clearLog()
+			return
+		}
+	}
 	if in.run != s || in.runClock != s.clock {
 		// Backtracked to s.
 		eager := in.restores >= 2*in.runs
@@ -225,19 +257,72 @@ func (m *Machine) restored(s *Snapshot) {
 	}
 }
 
+// keepBack keeps in b what rollBack needs to turn the last encoding,
+// incremental, back into the base's, which is its parent's.
+func (m *Machine) keepBack(b *encBack) {
+	in := &m.inc
+	b.ok, b.parent, b.parentClock, b.gen = true, in.snap, in.snapClock, in.gen
+	b.comps = append(b.comps[:0], in.dirty...)
+	b.recs, b.ends, b.stamps = b.recs[:0], b.ends[:0], b.stamps[:0]
+	for _, k := range in.dirty {
+		b.recs = append(b.recs, in.enc[in.start[k]:in.start[k+1]]...)
+		b.ends = append(b.ends, int32(len(b.recs)))
+		var st uint64
+		if k > 0 && int(k) <= len(in.stamps) {
+			st = in.stamps[k-1]
+		}
+		b.stamps = append(b.stamps, st)
+	}
+}
+
+// rollBack makes the base's parent (see encBack) the base.
+func (m *Machine) rollBack(b *encBack) {
+	in := &m.inc
+	for _, k := range in.dirty {
+		in.marked[k] = false
+	}
+	in.dirty = append(in.dirty[:0], b.comps...)
+	in.oldLen, in.newLen = in.oldLen[:0], in.newLen[:0]
+	out := in.last[:0]
+	prev, from := int32(0), int32(0)
+	for i, k := range b.comps {
+		out = append(out, in.enc[in.start[prev]:in.start[k]]...)
+		out = append(out, b.recs[from:b.ends[i]]...)
+		in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
+		in.newLen = append(in.newLen, b.ends[i]-from)
+		if k > 0 && int(k) <= len(in.stamps) {
+			in.stamps[k-1] = b.stamps[i]
+		}
+		prev, from = k+1, b.ends[i]
+	}
+	out = append(out, in.enc[in.start[prev]:]...)
+	in.enc, in.last = out, in.enc
+	in.shiftStarts()
+	in.dirty = in.dirty[:0]
+	in.snap, in.snapClock = b.parent, b.parentClock
+	in.lastKind, in.lastVer = lastBase, m.version
+}
+
 // promote makes the last (incremental) encoding the base.
 func (m *Machine) promote() {
 	in := &m.inc
 	in.enc = append(in.enc[:0], in.last...)
-	// Move the starts of the records after each rewritten one by the
-	// lengths it gained or lost so far.
+	for _, k := range in.dirty {
+		if k > 0 && int(k) <= len(in.stamps) {
+			in.stamps[k-1] = m.S.Threads[k-1].stamp
+		}
+	}
+	in.shiftStarts()
+	in.lastKind = lastBase
+}
+
+// shiftStarts moves the starts of the records after each dirty component
+// by the lengths the records gained or lost so far (oldLen to newLen).
+func (in *incEnc) shiftStarts() {
 	var delta int32
 	d := in.dirty
 	for i, k := range d {
 		delta += in.newLen[i] - in.oldLen[i]
-		if k > 0 && int(k) <= len(in.stamps) {
-			in.stamps[k-1] = m.S.Threads[k-1].stamp
-		}
 		if delta == 0 {
 			continue
 		}
@@ -249,7 +334,6 @@ func (m *Machine) promote() {
 			in.start[j] += delta
 		}
 	}
-	in.lastKind = lastBase
 }
 
 // touch notes that component k changed.

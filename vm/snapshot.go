@@ -45,6 +45,7 @@ type Snapshot struct {
 	undo    undo      // a delta's way back to its parent
 	threads []*Thread // the threads as they were (with the stamps they had): this snapshot's copies or its ancestors'
 	owned   []*Thread // the copies this snapshot made, their frames, values and records its own; reused by its next Save
+	encBack encBack   // the way back from this state's encoding to its parent's (see incEnc)
 }
 
 // fullCopy is a copy of the heap and statics: a full snapshot's, or the
