@@ -88,6 +88,7 @@ type incEnc struct {
 	marked  []bool // per component: in dirty
 	scratch []byte // the encoding of a restored state
 	hits    uint64 // incremental encodings (for the tests)
+	rolls   uint64 // levels rolled back (for the tests)
 }
 
 // encBack is kept by a snapshot whose state became the incremental
@@ -301,6 +302,7 @@ func (m *Machine) rollBack(b *encBack) {
 	in.dirty = in.dirty[:0]
 	in.snap, in.snapClock = b.parent, b.parentClock
 	in.lastKind, in.lastVer = lastBase, m.version
+	in.rolls++
 }
 
 // promote makes the last (incremental) encoding the base.

@@ -93,7 +93,8 @@ func TestEncode_incremental(t *testing.T) {
 
 // TestEncode_incrementalUsed checks that the walks above do encode
 // incrementally: on the philosophers nearly every state one transition
-// away from its parent is written so.
+// away from its parent is written so, and backtracking rolls the base
+// back rather than encoding the state backtracked to.
 func TestEncode_incrementalUsed(t *testing.T) {
 	defer vm.CheckEncoding()()
 	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
@@ -101,6 +102,9 @@ func TestEncode_incrementalUsed(t *testing.T) {
 	n := walkDFS(m, 1<<20, false)
 	if got := m.IncrementalEncodings(); got < uint64(n)/2 {
 		t.Errorf("%d of the encodings of %d states were incremental, want at least half", got, n)
+	}
+	if got := m.RolledBack(); got < uint64(n)/2 {
+		t.Errorf("the base was rolled back %d levels in a walk of %d states, want at least half as many", got, n)
 	}
 }
 

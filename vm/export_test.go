@@ -101,6 +101,10 @@ func CheckingEncoding() bool { return checkInc }
 // IncrementalEncodings returns how many of m's encodings were incremental.
 func (m *Machine) IncrementalEncodings() uint64 { return m.inc.hits }
 
+// RolledBack returns how many levels m's incremental encoder rolled its
+// base back when backtracking.
+func (m *Machine) RolledBack() uint64 { return m.inc.rolls }
+
 // PokeSlot writes slot i of object r without logging the write, as an
 // executor that forgot to would (for the test that the check finds it).
 func (m *Machine) PokeSlot(r heap.Ref, i int, v int64) { m.S.Heap.Slots(r)[i] = v }
