@@ -157,19 +157,13 @@ func (in *incEnc) clearLog() {
 }
 
 // recordInc makes the state just encoded whole with the base's numbering
-// (enc, whose starts and befores encodeWhole recorded) the base.
+// (Machine.canons[bc]) the base: enc, whose starts and befores
+// encodeWhole recorded. It takes the threads' stamps and empties the log.
 func (m *Machine) recordInc(enc []byte) {
 	in := &m.inc
 	in.enc = append(in.enc[:0], enc...)
 	in.start, in.wstart = in.wstart, in.start
 	in.before, in.wbefore = in.wbefore, in.before
-	m.rebased()
-}
-
-// rebased finishes making the state the base once enc, start, before and
-// the numbering are its: it takes the threads' stamps and empties the log.
-func (m *Machine) rebased() {
-	in := &m.inc
 	in.stamps = in.stamps[:0]
 	for _, t := range m.S.Threads {
 		in.stamps = append(in.stamps, t.stamp)
@@ -199,11 +193,9 @@ func (m *Machine) saved(s *Snapshot) {
 		}
 		m.promote()
 	case lastWhole:
-		in.enc = append(in.enc[:0], in.last...)
-		in.start, in.wstart = in.wstart, in.start
-		in.before, in.wbefore = in.wbefore, in.before
+		// Written with the other numbering, which becomes the base's.
 		in.bc = 1 - in.bc
-		m.rebased()
+		m.recordInc(in.last)
 	}
 	in.clearLog()
 	in.snap, in.snapClock = s, s.clock
@@ -282,10 +274,8 @@ func (m *Machine) keepBack(b *encBack) {
 // rollBack makes the base's parent (see encBack) the base.
 func (m *Machine) rollBack(b *encBack) {
 	in := &m.inc
-	for _, k := range in.dirty {
-		in.marked[k] = false
-	}
-	in.dirty, in.oldLen, in.newLen = in.dirty[:0], in.oldLen[:0], in.newLen[:0]
+	in.untouch()
+	in.oldLen, in.newLen = in.oldLen[:0], in.newLen[:0]
 	out := in.last[:0]
 	prev := int32(0)
 	for p := 0; p < len(b.data); {
@@ -349,6 +339,14 @@ func (in *incEnc) shiftStarts() {
 	}
 }
 
+// untouch empties the list of dirty components and their marks.
+func (in *incEnc) untouch() {
+	for _, k := range in.dirty {
+		in.marked[k] = false
+	}
+	in.dirty = in.dirty[:0]
+}
+
 // touch notes that component k changed.
 func (in *incEnc) touch(k heap.Ref) {
 	if !in.marked[k] {
@@ -393,10 +391,7 @@ func (m *Machine) encodeInc(b []byte) ([]byte, bool) {
 	if in.whole || len(s.Threads) != len(in.stamps) || len(s.Heap.Objs) != in.nobjs {
 		return b, false
 	}
-	for _, k := range in.dirty {
-		in.marked[k] = false
-	}
-	in.dirty = in.dirty[:0]
+	in.untouch()
 	if in.statics {
 		in.touch(0)
 	}
