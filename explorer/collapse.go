@@ -75,7 +75,7 @@ type CollapseStore struct {
 
 // NewCollapseStore returns an empty collapse store.
 func NewCollapseStore() *CollapseStore {
-	c := &CollapseStore{states: newStore(1 << 16), delta: true, base: parent{id: -1}, next: parent{id: -1}}
+	c := &CollapseStore{states: newIDStore(1 << 16), delta: true, base: parent{id: -1}, next: parent{id: -1}}
 	for k := range c.pools {
 		c.pools[k] = newStore(1 << 10)
 	}

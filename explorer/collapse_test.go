@@ -400,7 +400,7 @@ func TestCollapseStore_grows(t *testing.T) {
 			t.Fatalf("Get(%d) = %v, want %v", i, got, e)
 		}
 	}
-	if a := c.Account(); a.TableSlots < 2*n {
+	if a := c.Account(); a.TableSlots < n*16/13 {
 		t.Errorf("state table of %d slots for %d states: it did not grow", a.TableSlots, n)
 	}
 }

@@ -89,7 +89,7 @@ func memoryCheck(limit, extra int64) bool {
 
 // releaseBytes is the size of a replaced table from which releaseOld
 // returns memory at once.
-const releaseBytes = 4 << 20
+const releaseBytes = 1 << 20
 
 // releaseOld is called by a store that has just replaced a table (or an
 // index) of old bytes with a larger one. Go would collect the old table at its
@@ -98,7 +98,9 @@ const releaseBytes = 4 << 20
 // only that garbage was a quarter of the peak memory (philosophers N = 9:
 // 104 MiB against 81 MiB with this; benchmarks/RESULTS.md, issue 4). A
 // full collection that returns free pages to the system costs a few
-// milliseconds, once per doubling of a large table.
+// milliseconds, once per growth of a table of a megabyte or more
+// (collapse's state table grows by half: left to the collector, the tables
+// it had replaced were a fifth of the peak memory on philosophers N = 8).
 func releaseOld(old int64) {
 	if old >= releaseBytes {
 		debug.FreeOSMemory()

@@ -13,8 +13,8 @@ import (
 // TestStore_Add_exact checks that the store is an exact set even when
 // fingerprints collide: colliding distinct encodings are distinct states.
 // The weak hash has 4,096 values (well mixed) for 100,000 encodings, so
-// records with equal tags are compared; the table grows twice on the way,
-// hashing its records again.
+// records with equal tags are compared; the table grows twice on the way
+// (store_internal_test.go checks both ways of growing).
 func TestStore_Add_exact(t *testing.T) {
 	weak := func(b []byte) uint64 {
 		h := xxhash.Sum64(b) % 4096 // few fingerprints: many collisions
