@@ -112,6 +112,10 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 func (m *Machine) saveThreads(s, parent *Snapshot) {
 	m.clock++
 	s.clock = m.clock
+	if cap(s.threads) < len(m.S.Threads) {
+		// The exact size: deep stacks keep one such slice per level.
+		s.threads = make([]*Thread, 0, len(m.S.Threads))
+	}
 	s.threads = s.threads[:0]
 	n := 0
 	for i, t := range m.S.Threads {
