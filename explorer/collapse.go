@@ -198,6 +198,13 @@ func validCuts(enc []byte, cuts []int32) bool {
 // two vectors. Cuts that do not describe enc make it
 // one component (still exact, not compressed).
 func (c *CollapseStore) Add(enc []byte, cuts []int32) (int32, bool) {
+	return c.add(enc, cuts, c.states.Key(enc))
+}
+
+// add is Add with the state's fingerprint fp (the hash of enc, which the
+// search has computed already), the state table's key: a vector is a
+// function of the encoding, so equal vectors come with equal keys.
+func (c *CollapseStore) add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	var one [1]int32
 	if !validCuts(enc, cuts) {
 		one[0] = int32(len(enc))
@@ -246,9 +253,7 @@ func (c *CollapseStore) Add(enc []byte, cuts []int32) (int32, bool) {
 	c.lookups += int64(lookups)
 	c.reused += int64(len(cuts) - lookups)
 	c.vec = vec
-	// The state table is keyed by the vector's own hash: a Store's key is
-	// the hash of its record.
-	id, isNew := c.states.Add(vec, c.states.Key(vec))
+	id, isNew := c.states.Add(vec, fp)
 	if isNew && c.delta {
 		p := &c.next
 		p.id, p.n = id, n
@@ -324,9 +329,6 @@ func (c *CollapseStore) poolBytes(k int, p *Store) int64 {
 // it reused from the parent (delta collapse).
 func (c *CollapseStore) Reuse() (lookups, reused int64) { return c.lookups, c.reused }
 
-func (c *CollapseStore) add(enc []byte, cuts []int32, _ uint64) (int32, bool) {
-	return c.Add(enc, cuts)
-}
 func (c *CollapseStore) size() int  { return c.Len() }
 func (c *CollapseStore) full() bool { return c.Full() }
 

@@ -57,7 +57,7 @@ func TestCollapseStore_addDoesNotAllocate(t *testing.T) {
 		if a := testing.AllocsPerRun(1000, func() {
 			for i, e := range encs {
 				c.SetParent(int32(2 - i))
-				if _, isNew := c.add(e, cuts, uint64(i)); isNew {
+				if _, isNew := c.add(e, cuts, c.states.Key(e)); isNew {
 					t.Fatal("a stored state was new")
 				}
 			}
