@@ -59,9 +59,15 @@ func (m *Machine) owners() {
 }
 
 // mark gives r and what it reaches the owner tag, promoting to shared
-// whatever another thread already reached.
+// whatever another thread already reached. It looks only at the
+// reference slots of objects (refSlots), and pushes a reference only if
+// its object's tag would change.
 func (m *Machine) mark(r heap.Ref, tag int32) {
-	if r == heap.Null {
+	own := m.owner
+	if r <= heap.Null || int(r) > len(own) {
+		return
+	}
+	if c := own[r-1]; c == tag || c == ownShared {
 		return
 	}
 	h := &m.S.Heap
@@ -69,31 +75,32 @@ func (m *Machine) mark(r heap.Ref, tag int32) {
 	for len(st) > 0 {
 		it := st[len(st)-1]
 		st = st[:len(st)-1]
-		if it.r == heap.Null || !h.Valid(it.r) {
-			continue
-		}
-		cur := m.owner[it.r-1]
+		cur := own[it.r-1]
 		if cur == it.tag || cur == ownShared {
-			continue
+			continue // tagged since it was pushed
 		}
 		tag := it.tag
 		if cur != 0 {
 			tag = ownShared
 		}
-		m.owner[it.r-1] = tag
-		o := h.Obj(it.r)
-		slots := h.Slots(it.r)
+		own[it.r-1] = tag
+		o := &h.Objs[it.r-1]
+		slots := h.Data[o.Off : o.Off+o.Len]
 		switch o.Kind {
 		case heap.KindRefArray:
 			for _, v := range slots {
-				if v != 0 {
-					st = append(st, markItem{heap.Ref(v), tag})
+				if v > 0 && int(v) <= len(own) {
+					if c := own[v-1]; c != tag && c != ownShared {
+						st = append(st, markItem{heap.Ref(v), tag})
+					}
 				}
 			}
 		case heap.KindObject:
-			for i, v := range slots {
-				if v != 0 && m.layout.IsRef(o.Class, i) {
-					st = append(st, markItem{heap.Ref(v), tag})
+			for _, j := range m.refSlots[o.Class] {
+				if v := slots[j]; v > 0 && int(v) <= len(own) {
+					if c := own[v-1]; c != tag && c != ownShared {
+						st = append(st, markItem{heap.Ref(v), tag})
+					}
 				}
 			}
 		}
