@@ -3,6 +3,8 @@
 package vm
 
 import (
+	"slices"
+
 	"mcvm/bytecode"
 	"mcvm/heap"
 )
@@ -316,33 +318,33 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 		}
 	}
 	held := tid + 1
+	conf := m.conf
 	for len(st) > 0 {
 		x := st[len(st)-1]
 		st = st[:len(st)-1]
-		if x == heap.Null || !h.Valid(x) || m.conf[x-1] {
+		if x <= heap.Null || int(x) > n || conf[x-1] {
 			continue
 		}
 		if x == r {
 			m.confStack = st[:0]
 			return false
 		}
-		m.conf[x-1] = true
-		o := h.Obj(x)
-		slots := h.Slots(x)
+		conf[x-1] = true
+		o := &h.Objs[x-1]
+		slots := h.Data[o.Off : o.Off+o.Len]
 		switch o.Kind {
 		case heap.KindRefArray:
 			for _, v := range slots {
-				if v != 0 {
+				if v > 0 && int(v) <= n && !conf[v-1] {
 					st = append(st, heap.Ref(v))
 				}
 			}
 		case heap.KindObject:
 			sf := m.slotField[o.Class]
-			for i, v := range slots {
-				if v == 0 || !m.layout.IsRef(o.Class, i) {
-					continue
-				}
-				if o.Owner == held && !cross[sf[i]] {
+			lock := o.Owner == held
+			for _, j := range m.refSlots[o.Class] {
+				v := slots[j]
+				if v <= 0 || int(v) > n || conf[v-1] || lock && !cross[sf[j]] {
 					continue
 				}
 				st = append(st, heap.Ref(v))
@@ -353,14 +355,21 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 	return true
 }
 
-// HoldsMonitor reports whether thread tid holds some monitor.
+// HoldsMonitor reports whether thread tid holds some monitor. One pass
+// over the heap's headers answers it for every thread, kept until the
+// state changes (holdVer).
 func (m *Machine) HoldsMonitor(tid int32) bool {
-	for i := range m.S.Heap.Objs {
-		if m.S.Heap.Objs[i].Owner == tid+1 {
-			return true
+	if m.holdVer != m.version || len(m.holds) != len(m.S.Threads) {
+		m.holdVer = m.version
+		m.holds = slices.Grow(m.holds[:0], len(m.S.Threads))[:len(m.S.Threads)]
+		clear(m.holds)
+		for i := range m.S.Heap.Objs {
+			if o := m.S.Heap.Objs[i].Owner; o > 0 && int(o) <= len(m.holds) {
+				m.holds[o-1] = true
+			}
 		}
 	}
-	return false
+	return m.holds[tid]
 }
 
 // NumFrames returns how many frames thread tid has.

@@ -62,6 +62,15 @@ func ParseGC(s string) (GC, bool) {
 // reachable object, so the canonical encoding, the fingerprint and what
 // any analysis says of the state are unchanged.
 func (m *Machine) CollectGarbage() int {
+	freed := m.collectGarbage()
+	if freed > 0 {
+		// A freed object's monitor is free: HoldsMonitor looks again.
+		m.holds = m.holds[:0]
+	}
+	return freed
+}
+
+func (m *Machine) collectGarbage() int {
 	switch m.opts.GC {
 	case GCMemoised:
 		return m.memo.collect(m)

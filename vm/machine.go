@@ -186,6 +186,8 @@ type Machine struct {
 	version   uint64
 	ownVer    uint64
 	owner     []int32
+	holdVer   uint64 // holds[t]: thread t holds a monitor, valid while holdVer equals version
+	holds     []bool
 	markStack []markItem
 	back      bool // the last Step jumped backwards (see BackJump)
 	threw     bool // the last Step threw (see Threw)
