@@ -87,10 +87,9 @@ func (m *Machine) mark(r heap.Ref, tag int32) {
 		}
 		own[it.r-1] = tag
 		o := &h.Objs[it.r-1]
-		slots := h.Data[o.Off : o.Off+o.Len]
 		switch o.Kind {
 		case heap.KindRefArray:
-			for _, v := range slots {
+			for _, v := range h.Data[o.Off : o.Off+o.Len] {
 				if v > 0 && int(v) <= len(own) {
 					if c := own[v-1]; c != tag && c != ownShared {
 						st = append(st, markItem{heap.Ref(v), tag})
@@ -98,7 +97,12 @@ func (m *Machine) mark(r heap.Ref, tag int32) {
 				}
 			}
 		case heap.KindObject:
-			for _, j := range m.refSlots[o.Class] {
+			rs := m.refSlots[o.Class]
+			if len(rs) == 0 {
+				continue
+			}
+			slots := h.Data[o.Off : o.Off+o.Len]
+			for _, j := range rs {
 				if v := slots[j]; v > 0 && int(v) <= len(own) {
 					if c := own[v-1]; c != tag && c != ownShared {
 						st = append(st, markItem{heap.Ref(v), tag})
@@ -331,18 +335,22 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 		}
 		conf[x-1] = true
 		o := &h.Objs[x-1]
-		slots := h.Data[o.Off : o.Off+o.Len]
 		switch o.Kind {
 		case heap.KindRefArray:
-			for _, v := range slots {
+			for _, v := range h.Data[o.Off : o.Off+o.Len] {
 				if v > 0 && int(v) <= n && !conf[v-1] {
 					st = append(st, heap.Ref(v))
 				}
 			}
 		case heap.KindObject:
+			rs := m.refSlots[o.Class]
+			if len(rs) == 0 {
+				continue
+			}
+			slots := h.Data[o.Off : o.Off+o.Len]
 			sf := m.slotField[o.Class]
 			lock := o.Owner == held
-			for _, j := range m.refSlots[o.Class] {
+			for _, j := range rs {
 				v := slots[j]
 				if v <= 0 || int(v) > n || conf[v-1] || lock && !cross[sf[j]] {
 					continue
