@@ -9,12 +9,13 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// TestStore_layouts checks both slot layouts (places, and ids for
-// collapse's state table) as exact sets, from a table of 13 slots grown
-// by tags many times, and with a tag narrowed to 12 bits, so that probes
-// start at every 16th slot of the last tables and meet equal tags of other
-// fingerprints; the weak hash makes fingerprints
-// collide, so records with equal tags are compared.
+// TestStore_layouts checks that the store is an exact set even when
+// fingerprints collide (colliding distinct encodings are distinct
+// states: the weak hash has 4,096 values for 30,000 encodings, so records
+// with equal tags are compared), with both slot layouts (places, and ids
+// for collapse's state table), from a table of 13 slots grown by tags
+// many times, and with a tag narrowed to 12 bits, so that probes start at
+// every 16th slot of the last tables.
 func TestStore_layouts(t *testing.T) {
 	weak := func(b []byte) uint64 {
 		h := xxhash.Sum64(b) % 4096

@@ -2,54 +2,12 @@ package explorer_test
 
 import (
 	"encoding/binary"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
 
 	"mcvm/explorer"
 )
-
-// TestStore_Add_exact checks that the store is an exact set even when
-// fingerprints collide: colliding distinct encodings are distinct states.
-// The weak hash has 4,096 values (well mixed) for 100,000 encodings, so
-// records with equal tags are compared; the table grows twice on the way
-// (store_internal_test.go checks both ways of growing).
-func TestStore_Add_exact(t *testing.T) {
-	weak := func(b []byte) uint64 {
-		h := xxhash.Sum64(b) % 4096 // few fingerprints: many collisions
-		return xxhash.Sum64(binary.AppendUvarint(nil, h))
-	}
-	defer explorer.SetStoreHash(explorer.SetStoreHash(weak))
-	s := explorer.NewStore()
-	rng := rand.New(rand.NewPCG(7, 8))
-	want := map[string]int32{}
-	for i := 0; i < 300000; i++ {
-		enc := binary.AppendUvarint(nil, uint64(rng.IntN(100000)))
-		id, isNew := s.Add(enc, weak(enc))
-		old, seen := want[string(enc)]
-		if isNew == seen {
-			t.Fatalf("Add(%v) isNew = %v, want %v", enc, isNew, !seen)
-		}
-		if seen && id != old {
-			t.Fatalf("Add(%v) = %d, want %d", enc, id, old)
-		}
-		if !seen {
-			want[string(enc)] = id
-		}
-		if string(s.Get(id)) != string(enc) {
-			t.Fatalf("Get(%d) = %v, want %v", id, s.Get(id), enc)
-		}
-	}
-	if s.Len() != len(want) {
-		t.Errorf("Len() = %d, want %d", s.Len(), len(want))
-	}
-	for enc, id := range want {
-		if string(s.Get(id)) != enc {
-			t.Fatalf("after growing: Get(%d) = %v, want %v", id, s.Get(id), []byte(enc))
-		}
-	}
-}
 
 // TestStore_Get_largeEncoding checks encodings larger than a chunk.
 func TestStore_Get_largeEncoding(t *testing.T) {
