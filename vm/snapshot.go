@@ -132,7 +132,10 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 		*c = *t
 		c.Frames = append(frames[:0], t.Frames...)
 		c.Stack = append(stack[:0], t.Stack...)
-		c.Pending = append(pending[:0], t.Pending...)
+		c.Pending = pending[:0]
+		if len(t.Pending) > 0 {
+			c.Pending = append(c.Pending, t.Pending...)
+		}
 		s.threads = append(s.threads, c)
 	}
 }
@@ -148,7 +151,10 @@ func (m *Machine) Restore(s *Snapshot) {
 		src = &m.shadow
 	}
 	st.Heap.CopyFrom(&src.heap)
-	st.Statics = append(st.Statics[:0], src.statics...)
+	st.Statics = st.Statics[:0]
+	if len(src.statics) > 0 { // (an append of nothing still calls memmove)
+		st.Statics = append(st.Statics, src.statics...)
+	}
 	n := len(s.threads)
 	for len(m.pool) < n {
 		m.pool = append(m.pool, &Thread{})
@@ -166,7 +172,10 @@ func (m *Machine) Restore(s *Snapshot) {
 			*t = *c
 			t.Frames = append(frames[:0], c.Frames...)
 			t.Stack = append(stack[:0], c.Stack...)
-			t.Pending = append(pending[:0], c.Pending...)
+			t.Pending = pending[:0]
+			if len(c.Pending) > 0 {
+				t.Pending = append(t.Pending, c.Pending...)
+			}
 		}
 	}
 	m.restored(s)
