@@ -211,7 +211,7 @@ func (s *Store) Add(enc []byte, fp uint64) (int32, bool) {
 	}
 	if 16*int(s.n) > s.load*len(s.table) {
 		switch {
-		case !s.refuse && memoryCheck(s.limit, int64(len(s.table)*s.grow/4)*8):
+		case !s.refuse && memoryCheck(s.limit, int64(s.grownLen())*8):
 			s.enlarge()
 		case 16*int(s.n) > 15*len(s.table):
 			// Past the limit, but a full table would never end a probe:
@@ -259,10 +259,12 @@ func (s *Store) put(id int32, enc []byte) uint64 {
 	return uint64(ci)<<offBits | uint64(off)
 }
 
-// enlarge grows the table to s.grow/4 of its length, moving each slot by
-// its tag.
+// grownLen is the length the table grows to: s.grow/4 of its length.
+func (s *Store) grownLen() int { return len(s.table) * s.grow / 4 }
+
+// enlarge grows the table to grownLen, moving each slot by its tag.
 func (s *Store) enlarge() {
-	n := uint64(len(s.table) * s.grow / 4)
+	n := uint64(s.grownLen())
 	t := make([]uint64, n)
 	for _, e := range s.table {
 		if e == 0 {
