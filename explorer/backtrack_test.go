@@ -125,3 +125,69 @@ func TestDFS_shuffleSameSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestDFS_snapWindow checks forgetting the snapshots of levels far below
+// the top (decoding them from the store when the search returns to them,
+// see explorer's evict) against keeping them all: the same states must be
+// visited in the same order, with the same transitions and errors, on
+// every conformance program and the benchmark models, with full copies
+// and with deltas, with each exact store, and with the default reduction
+// (chains and sleep sets) as well as without.
+func TestDFS_snapWindow(t *testing.T) {
+	var evicted, decoded int64
+	progs := smallModels(t)
+	suite, err := benchmarks.LoadModels("../benchmarks/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bm := range suite {
+		switch bm.Name {
+		case "moldyn", "elevator", "boundedbuffer":
+			p, err := asm.AssembleFile(bm.Path, asm.Options{Defines: bm.Small.Defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			progs = append(progs, model{bm.Path, p})
+		}
+	}
+	for _, md := range progs {
+		p, path := md.prog, md.path
+		for _, cfg := range []struct {
+			delta int
+			store explorer.Storage
+			por   bool
+		}{{0, explorer.StorageExact, false}, {1 << 20, explorer.StorageExact, false}, {0, explorer.StorageCollapse, false}, {0, explorer.StorageExact, true}} {
+			run := func(window int) ([]uint64, *explorer.Result) {
+				old, oldExact := explorer.SetSnapWindow(window, true)
+				defer explorer.SetSnapWindow(old, oldExact)
+				oldDelta := explorer.SetDeltaSnapDepth(cfg.delta)
+				defer explorer.SetDeltaSnapDepth(oldDelta)
+				m, err := vm.New(p, vm.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var fps []uint64
+				opts := explorer.Options{Continue: true, MaxStates: 5000, Storage: cfg.store,
+					OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}
+				if cfg.por {
+					opts.Reducer, opts.Chain, opts.Sleep = por.New(p, por.All), true, true
+				}
+				res := explorer.Search(m, opts)
+				return fps, res
+			}
+			a, ra := run(0)
+			for _, w := range []int{1, 3} {
+				b, rb := run(w)
+				evicted, decoded = evicted+rb.Stats.Evicted, decoded+rb.Stats.Decoded
+				if !slices.Equal(a, b) || ra.Stats.Transitions != rb.Stats.Transitions || ra.Stats.Errors != rb.Stats.Errors {
+					t.Errorf("model=%s/%+v/window=%d: all snapshots give %d states %d transitions %d errors, the window %d %d %d",
+						filepath.Base(path), cfg, w, len(a), ra.Stats.Transitions, ra.Stats.Errors, len(b), rb.Stats.Transitions, rb.Stats.Errors)
+				}
+			}
+		}
+	}
+	t.Logf("%d snapshots evicted, %d levels decoded", evicted, decoded)
+	if evicted == 0 || decoded == 0 {
+		t.Errorf("%d snapshots evicted, %d levels decoded: the window was not tested", evicted, decoded)
+	}
+}

@@ -8,6 +8,15 @@ func SetMaxSnapDepth(d int) int {
 	return old
 }
 
+// SetSnapWindow sets how far below the top DFS levels keep their
+// snapshots (0: all keep them) and whether the exact store evicts them
+// too, and returns the previous settings.
+func SetSnapWindow(w int, exact bool) (int, bool) {
+	old, oldExact := snapWindow, windowExact
+	snapWindow, windowExact = w, exact
+	return old, oldExact
+}
+
 // SetCollapseDelta turns delta collapse on or off for the searches'
 // collapse stores and returns the previous setting.
 func SetCollapseDelta(on bool) bool {

@@ -4,6 +4,7 @@ package vm
 
 import (
 	"bytes"
+	"slices"
 	"unsafe"
 
 	"mcvm/heap"
@@ -180,6 +181,47 @@ func (m *Machine) Restore(s *Snapshot) {
 	}
 	m.restored(s)
 }
+
+// Release gives up snapshot s, which will not be restored or saved
+// against again, so that its memory can be saved into again (Save,
+// SaveDelta) at any level: child, if not nil, is the snapshot saved
+// with s as its nearest ancestor. It takes over the copies of threads it
+// shares with s (so saving into s cannot change them; every snapshot
+// that shares one of them shares it through child) and stops referring
+// to s: its delta, if it is one, ends the shadow's walks back (child
+// itself is still restored correctly), and what it kept to turn its
+// encoding back into s's is dropped. (The incremental encoder's other
+// references to s are checked against its clock, which the next save into
+// s advances.)
+func (m *Machine) Release(s, child *Snapshot) {
+	if child != nil {
+		for i := 0; i < len(s.owned); i++ {
+			if slices.Contains(child.threads, s.owned[i]) {
+				child.owned = append(child.owned, s.owned[i])
+				last := len(s.owned) - 1
+				s.owned[i], s.owned[last] = s.owned[last], nil
+				s.owned = s.owned[:last]
+				i--
+			}
+		}
+		child.detach()
+	}
+	s.detach()
+	s.threads = s.threads[:0]
+}
+
+// detach makes s stop referring to its parent and the parent's encoding.
+func (s *Snapshot) detach() {
+	s.parent = nil
+	s.encBack.parent, s.encBack.gen = nil, 0
+}
+
+// ForgetShadow makes the machine forget which snapshot its shadow holds,
+// so that no later rollback walks the deltas it came from. Only a full
+// snapshot (Save) may then be restored or made a parent until a delta is
+// saved against one: a search does this when it has loaded a state in
+// another way (Decode) below which it keeps no delta.
+func (m *Machine) ForgetShadow() { m.shadowAt = nil }
 
 // rollback makes the shadow hold s's heap and statics: undoing the deltas
 // from the one it holds up to s, or copying s if s is full. s must be full

@@ -313,6 +313,8 @@ type report struct {
 	GC            string        `json:"gc,omitempty"`                  // the collector of the active heap (--gc), when the search collects
 	DeadLocals    bool          `json:"dead_locals,omitempty"`         // dead variable reduction (--dead-locals)
 	Freed         int64         `json:"freed_objects"`                 // objects it freed
+	Evicted       int64         `json:"evicted_snapshots,omitempty"`   // depth-first levels whose snapshot was forgotten (--collapse)
+	Decoded       int64         `json:"decoded_levels,omitempty"`      // returns to such levels, decoded from the store
 	States        int64         `json:"states"`
 	Transitions   int64         `json:"transitions"`
 	Revisits      int64         `json:"revisits"`
@@ -350,7 +352,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
 		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
 		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced, Slept: st.Slept, Woken: st.Woken, SleepAgain: st.SleepAgain,
-		Twins: st.Twins,
+		Twins: st.Twins, Evicted: st.Evicted, Decoded: st.Decoded,
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
