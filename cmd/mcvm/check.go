@@ -183,12 +183,12 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 }
 
 // defaultCollapse is --collapse's default. Collapse compression cuts the
-// exact store to 0.13-0.35 but runs at 0.6-0.8 of its speed
+// exact store to 0.13-0.35 but runs at 0.55-0.8 of its speed
 // (benchmarks/RESULTS.md, "Collapse compression"), so it is not the
 // default.
 const defaultCollapse = false
 
-const collapseUsage = "exact store with collapse compression (SPIN's -DCOLLAPSE): each distinct statics block, thread record and object record is stored once and a state as the vector of their indices; 0.13-0.35 of the store's memory, at 0.6-0.8 of the speed"
+const collapseUsage = "exact store with collapse compression (SPIN's -DCOLLAPSE): each distinct statics block, thread record and object record is stored once and a state as the vector of their indices; 0.13-0.35 of the store's memory, at 0.55-0.8 of the speed. Only the top 4,096 levels of a depth-first search keep snapshots for backtracking (deeper ones are decoded from the store)"
 
 // storageOf checks --hash-compact, --bitstate and --collapse (explicit:
 // given on the command line, not defaulted).
