@@ -53,23 +53,26 @@ func collapseSearch(t *testing.T, p *bytecode.Program, g vm.Granularity, opts ex
 
 // diffCollapse searches p with the plain exact store and with the collapse
 // store (delta collapse on and off, DFS also decoding every level from the
-// store) and reports every difference.
+// store, and keeping snapshots only for the top two levels) and reports
+// every difference.
 func diffCollapse(t *testing.T, name string, p *bytecode.Program, g vm.Granularity, base explorer.Options) {
 	t.Helper()
 	want := collapseSearch(t, p, g, base)
 	for _, delta := range []bool{true, false} {
-		for _, snap := range []int{1 << 20, 0} {
-			if snap == 0 && base.Order == explorer.BFS {
+		for _, c := range []struct{ snap, window int }{{1 << 20, 0}, {0, 0}, {1 << 20, 2}} {
+			if c.snap == 0 && base.Order == explorer.BFS || c.window > 0 && !delta {
 				continue
 			}
 			oldDelta := explorer.SetCollapseDelta(delta)
-			oldSnap := explorer.SetMaxSnapDepth(snap)
+			oldSnap := explorer.SetMaxSnapDepth(c.snap)
+			oldWindow, oldExact := explorer.SetSnapWindow(c.window, false)
 			opts := base
 			opts.Storage = explorer.StorageCollapse
 			got := collapseSearch(t, p, g, opts)
 			explorer.SetCollapseDelta(oldDelta)
 			explorer.SetMaxSnapDepth(oldSnap)
-			n := fmt.Sprintf("%s/delta=%v/snapdepth=%d", name, delta, snap)
+			explorer.SetSnapWindow(oldWindow, oldExact)
+			n := fmt.Sprintf("%s/delta=%v/snapdepth=%d/window=%d", name, delta, c.snap, c.window)
 			gr, wr := got.res, want.res
 			if !slices.Equal(got.fps, want.fps) || gr.Verdict != wr.Verdict || gr.Limit != wr.Limit ||
 				gr.Stats.Transitions != wr.Stats.Transitions || gr.Stats.Revisits != wr.Stats.Revisits ||
@@ -101,7 +104,8 @@ func diffCollapse(t *testing.T, name string, p *bytecode.Program, g vm.Granulari
 // order (ids and fingerprints), with the same transitions (and the same
 // ids at both ends of each), errors, verdicts and counterexamples as the
 // plain exact store; also with delta collapse off, and with depth-first
-// search decoding every level from the store (Get).
+// search decoding every level from the store (Get) or the levels below
+// the top two.
 func TestCollapse_vsExact(t *testing.T) {
 	var progs []model
 	progs = append(progs, smallModels(t)...)
