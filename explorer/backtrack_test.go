@@ -43,6 +43,27 @@ func TestDFS_snapshotVsDecode(t *testing.T) {
 	}
 }
 
+// suiteModels assembles the benchmark models named at their SMALL
+// configurations.
+func suiteModels(t *testing.T, names ...string) []model {
+	t.Helper()
+	suite, err := benchmarks.LoadModels("../benchmarks/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []model
+	for _, bm := range suite {
+		if slices.Contains(names, bm.Name) {
+			p, err := asm.AssembleFile(bm.Path, asm.Options{Defines: bm.Small.Defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, model{bm.Path, p})
+		}
+	}
+	return out
+}
+
 // TestDFS_deltaSnapshots checks the two kinds of snapshot against each
 // other: full copies of the heap at every level, and reverse deltas from
 // the first level on, must visit the same states in the same order, with
@@ -50,22 +71,8 @@ func TestDFS_snapshotVsDecode(t *testing.T) {
 // benchmark models; with dynamic reduction too, which compares object
 // references along the path and so needs the raw heap back exactly.
 func TestDFS_deltaSnapshots(t *testing.T) {
-	progs := smallModels(t)
 	// The heap-heavy models at their SMALL configurations, cut off below.
-	suite, err := benchmarks.LoadModels("../benchmarks/models")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bm := range suite {
-		switch bm.Name {
-		case "moldyn", "raytracer", "elevator", "replicatedworkers":
-			p, err := asm.AssembleFile(bm.Path, asm.Options{Defines: bm.Small.Defines})
-			if err != nil {
-				t.Fatal(err)
-			}
-			progs = append(progs, model{bm.Path, p})
-		}
-	}
+	progs := append(smallModels(t), suiteModels(t, "moldyn", "raytracer", "elevator", "replicatedworkers")...)
 	for _, md := range progs {
 		for _, dyn := range []bool{false, true} {
 			run := func(from int) ([]uint64, *explorer.Result) {
@@ -131,25 +138,11 @@ func TestDFS_shuffleSameSpace(t *testing.T) {
 // see explorer's evict) against keeping them all: the same states must be
 // visited in the same order, with the same transitions and errors, on
 // every conformance program and the benchmark models, with full copies
-// and with deltas, with each exact store, and with the default reduction
-// (chains and sleep sets) as well as without.
+// and with deltas, with the exact and collapse stores, and with the
+// default reduction (chains and sleep sets) as well as without.
 func TestDFS_snapWindow(t *testing.T) {
 	var evicted, decoded int64
-	progs := smallModels(t)
-	suite, err := benchmarks.LoadModels("../benchmarks/models")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bm := range suite {
-		switch bm.Name {
-		case "moldyn", "elevator", "boundedbuffer":
-			p, err := asm.AssembleFile(bm.Path, asm.Options{Defines: bm.Small.Defines})
-			if err != nil {
-				t.Fatal(err)
-			}
-			progs = append(progs, model{bm.Path, p})
-		}
-	}
+	progs := append(smallModels(t), suiteModels(t, "moldyn", "elevator", "boundedbuffer")...)
 	for _, md := range progs {
 		p, path := md.prog, md.path
 		for _, cfg := range []struct {
