@@ -105,7 +105,8 @@ func diffCollapse(t *testing.T, name string, p *bytecode.Program, g vm.Granulari
 // ids at both ends of each), errors, verdicts and counterexamples as the
 // plain exact store; also with delta collapse off, and with depth-first
 // search decoding every level from the store (Get) or the levels below
-// the top two.
+// the top two. MCVM_GEN_PROGRAMS sets how many programs of each generator
+// (default 40).
 func TestCollapse_vsExact(t *testing.T) {
 	var progs []model
 	progs = append(progs, smallModels(t)...)
@@ -127,7 +128,10 @@ func TestCollapse_vsExact(t *testing.T) {
 		diffCollapse(t, fmt.Sprintf("model=%s/gran=instruction", filepath.Base(md.path)), md.prog, vm.GranInstruction,
 			explorer.Options{Continue: true, MaxStates: 50000})
 	}
-	n := 40
+	n, err := progen.Count(40)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if testing.Short() {
 		n = 15
 	}
