@@ -461,6 +461,9 @@ func (r *report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB\n",
 			mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
+		if r.Evicted > 0 {
+			fmt.Fprintf(w, "stack:       %d snapshots of levels far below the top given up; %d returns to such levels decoded the state from the store\n", r.Evicted, r.Decoded)
+		}
 	}
 	if r.GC != "" {
 		fmt.Fprintf(w, "gc:          %s; %d objects freed in the active heap\n", r.GC, r.Freed)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -283,6 +284,41 @@ func TestCheck_sii(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil || r["sleep"] != c.sleep {
 			t.Errorf("mcvm %v: sleep %v (%v)", args, r["sleep"], err)
 		}
+	}
+}
+
+// TestCheck_collapseStack checks that --collapse on a deep search (the
+// bounded buffer with endless loops, 13,816 levels) gives up the
+// snapshots of levels far below the top, says so, and explores the same
+// states and transitions as the exact store, which keeps them all.
+func TestCheck_collapseStack(t *testing.T) {
+	const bb = "../../benchmarks/models/boundedbuffer.mcasm"
+	type result struct {
+		States      int64 `json:"states"`
+		Transitions int64 `json:"transitions"`
+		Evicted     int64 `json:"evicted_snapshots"`
+		Decoded     int64 `json:"decoded_levels"`
+	}
+	var rs [2]result
+	for i, store := range []string{"--collapse=false", "--collapse"} {
+		args := []string{"check", "--json", "--continue", store, "-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", bb}
+		code, out, stderr := runMain(args...)
+		if code != exitOK {
+			t.Fatalf("mcvm %v: exit %d (%s)", args, code, stderr)
+		}
+		if err := json.Unmarshal([]byte(out), &rs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rs[0].States != rs[1].States || rs[0].Transitions != rs[1].Transitions {
+		t.Errorf("exact store: %d states %d transitions; collapse: %d %d", rs[0].States, rs[0].Transitions, rs[1].States, rs[1].Transitions)
+	}
+	if rs[0].Evicted != 0 || rs[1].Evicted == 0 || rs[1].Decoded == 0 || rs[1].Decoded > rs[1].Evicted {
+		t.Errorf("snapshots evicted and levels decoded: exact store %d %d, collapse %d %d", rs[0].Evicted, rs[0].Decoded, rs[1].Evicted, rs[1].Decoded)
+	}
+	_, out, _ := runMain("check", "--continue", "--collapse", "-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", bb)
+	if !strings.Contains(out, "stack:       "+strconv.FormatInt(rs[1].Evicted, 10)+" snapshots") {
+		t.Errorf("the summary does not give the snapshots given up:\n%s", out)
 	}
 }
 
