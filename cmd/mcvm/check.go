@@ -496,6 +496,11 @@ func (r *report) print(w io.Writer) {
 	if r.Verdict == "limit" && r.command != "certify" {
 		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
 		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
+		if m := r.Memory; r.Limit == "memory" && m != nil && m.Store == "exact" {
+			fmt.Fprintln(w, "             To store more states in the same memory: --collapse keeps the store exact in a third of its")
+			fmt.Fprintln(w, "             memory or less, at about two thirds of the speed; --hash-compact keeps 8-16 bytes a state,")
+			fmt.Fprintln(w, "             with a small probability of missing states (it reports it).")
+		}
 	}
 	printTrace(w, r.Trace, r.Threads)
 }

@@ -322,6 +322,24 @@ func TestCheck_collapseStack(t *testing.T) {
 	}
 }
 
+// TestCheck_memoryHint checks that a search stopped by the memory limit
+// with the plain exact store suggests the stores that fit more states,
+// and that one run with them does not.
+func TestCheck_memoryHint(t *testing.T) {
+	for _, c := range []struct {
+		store string
+		hint  bool
+	}{{"--collapse=false", true}, {"--collapse", false}} {
+		code, out, _ := runMain("check", "-D", "N=6", "--por", "none", "--continue", "--memory-limit", "1MiB", c.store, philoOK)
+		if code != exitLimit {
+			t.Fatalf("%s: exit %d, want %d (limit)", c.store, code, exitLimit)
+		}
+		if got := strings.Contains(out, "--collapse keeps the store exact"); got != c.hint {
+			t.Errorf("%s: hint about the stores given: %v, want %v:\n%s", c.store, got, c.hint, out)
+		}
+	}
+}
+
 // TestCheck_memoryAccount checks the memory account in check --json for
 // each store.
 func TestCheck_memoryAccount(t *testing.T) {
