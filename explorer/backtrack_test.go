@@ -1,6 +1,7 @@
 package explorer_test
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"mcvm/asm"
 	"mcvm/benchmarks"
 	"mcvm/explorer"
+	"mcvm/internal/progen"
 	"mcvm/por"
 	"mcvm/vm"
 )
@@ -139,10 +141,24 @@ func TestDFS_shuffleSameSpace(t *testing.T) {
 // visited in the same order, with the same transitions and errors, on
 // every conformance program and the benchmark models, with full copies
 // and with deltas, with the exact and collapse stores, and with the
-// default reduction (chains and sleep sets) as well as without.
+// default reduction (chains and sleep sets) as well as without; and on
+// generated programs (MCVM_GEN_PROGRAMS of each generator, default 20).
 func TestDFS_snapWindow(t *testing.T) {
 	var evicted, decoded int64
 	progs := append(smallModels(t), suiteModels(t, "moldyn", "elevator", "boundedbuffer")...)
+	n, err := progen.Count(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		for _, o := range []progen.Options{{}, {Handlers: true}} {
+			p, err := asm.Assemble("gen.mcasm", []byte(progen.GenerateWith(seed, o)), asm.Options{})
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			progs = append(progs, model{fmt.Sprintf("gen-%d-handlers=%v", seed, o.Handlers), p})
+		}
+	}
 	for _, md := range progs {
 		p, path := md.prog, md.path
 		for _, cfg := range []struct {
