@@ -144,7 +144,7 @@ func TestDFS_shuffleSameSpace(t *testing.T) {
 // default reduction (chains and sleep sets) as well as without; and on
 // generated programs (MCVM_GEN_PROGRAMS of each generator, default 20).
 func TestDFS_snapWindow(t *testing.T) {
-	var evicted, decoded int64
+	var evicted, decoded, stackAll, stackWindow int64
 	progs := append(smallModels(t), suiteModels(t, "moldyn", "elevator", "boundedbuffer")...)
 	n, err := progen.Count(20)
 	if err != nil {
@@ -188,6 +188,9 @@ func TestDFS_snapWindow(t *testing.T) {
 			for _, w := range []int{1, 3} {
 				b, rb := run(w)
 				evicted, decoded = evicted+rb.Stats.Evicted, decoded+rb.Stats.Decoded
+				if w == 1 {
+					stackAll, stackWindow = stackAll+ra.Stats.StackBytes, stackWindow+rb.Stats.StackBytes
+				}
 				if !slices.Equal(a, b) || ra.Stats.Transitions != rb.Stats.Transitions || ra.Stats.Errors != rb.Stats.Errors {
 					t.Errorf("model=%s/%+v/window=%d: all snapshots give %d states %d transitions %d errors, the window %d %d %d",
 						filepath.Base(path), cfg, w, len(a), ra.Stats.Transitions, ra.Stats.Errors, len(b), rb.Stats.Transitions, rb.Stats.Errors)
@@ -195,7 +198,10 @@ func TestDFS_snapWindow(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d snapshots evicted, %d levels decoded", evicted, decoded)
+	t.Logf("%d snapshots evicted, %d levels decoded; stack memory %d bytes with all snapshots, %d with a window of one level", evicted, decoded, stackAll, stackWindow)
+	if stackWindow <= 0 || stackWindow >= stackAll/2 {
+		t.Errorf("the stacks' memory (Stats.StackBytes) is %d bytes with all snapshots and %d with a window of one level", stackAll, stackWindow)
+	}
 	if evicted == 0 || decoded == 0 {
 		t.Errorf("%d snapshots evicted, %d levels decoded: the window was not tested", evicted, decoded)
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -317,6 +318,12 @@ type Stats struct {
 	// deep stack is mostly snapshots); Decoded: returns to such levels,
 	// which decoded the state from the store.
 	Evicted, Decoded int64
+	// StackBytes is the memory of the depth-first stack at the end of
+	// the search: frames, transition lists, chains, kept encodings and
+	// snapshots. The search keeps the memory of the deepest levels it
+	// reached to use again, so this is about the stack's peak (0 for
+	// breadth-first search).
+	StackBytes int64
 	// SleepAgain: with Continue on a program with invariants, the search
 	// with sleep sets found a violation and was run again with threads
 	// kept awake where a violation may lie below (Options.Sleep); the
@@ -439,6 +446,21 @@ func (s *search) explore() {
 	}
 }
 
+// stackBytes is Stats.StackBytes.
+func (s *search) stackBytes() int64 {
+	n := int64(cap(s.stack))*int64(unsafe.Sizeof(frame{})) + int64(cap(s.trans)+cap(s.chain))*int64(unsafe.Sizeof(vm.Trans{})) +
+		int64(cap(s.deep)) + int64(cap(s.snaps)+cap(s.spare))*8
+	for _, sn := range s.snaps {
+		if sn != nil {
+			n += sn.Bytes()
+		}
+	}
+	for _, sn := range s.spare {
+		n += sn.Bytes()
+	}
+	return n
+}
+
 // result sums up the search.
 func (s *search) result() *Result {
 	s.stats.States = int64(s.store.size())
@@ -448,6 +470,9 @@ func (s *search) result() *Result {
 		s.stats.Store.Bytes += s.stats.Store.SleepBytes
 	}
 	s.stats.StoreBytes = s.stats.Store.Bytes
+	if s.opts.Order == DFS {
+		s.stats.StackBytes = s.stackBytes()
+	}
 	s.stats.Elapsed = time.Since(s.start)
 	s.samplePeak()
 	if s.opts.Symmetry && s.fault != nil {

@@ -182,6 +182,22 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.restored(s)
 }
 
+// Bytes returns the memory s holds: the snapshot, its thread list, its
+// own copies of threads, its heap (a full copy kept, or a delta) and its
+// encoding's way back (capacities, as allocated).
+func (s *Snapshot) Bytes() int64 {
+	n := int64(unsafe.Sizeof(*s)) + int64(cap(s.threads)+cap(s.owned))*8 + int64(cap(s.undo.ent))*8 + int64(cap(s.encBack.data))
+	for _, t := range s.owned {
+		n += int64(unsafe.Sizeof(*t)) + int64(cap(t.Frames))*int64(unsafe.Sizeof(Frame{})) +
+			int64(cap(t.Stack))*int64(unsafe.Sizeof(Value{})) + int64(cap(t.Pending))*int64(unsafe.Sizeof(Pending{}))
+	}
+	if c := s.keep; c != nil {
+		n += int64(unsafe.Sizeof(*c)) + int64(cap(c.heap.Objs))*int64(unsafe.Sizeof(heap.Object{})) +
+			int64(cap(c.heap.Data)+cap(c.statics))*8
+	}
+	return n
+}
+
 // Release gives up snapshot s, which will not be restored or saved
 // against again, so that its memory can be saved into again (Save,
 // SaveDelta) at any level: child, if not nil, is the snapshot saved

@@ -359,7 +359,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	}
 	a := st.Store
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
-		RecordBytes: a.RecordBytes, IndexBytes: a.IndexBytes, SleepBytes: a.SleepBytes, PeakGoBytes: st.PeakMemory, PeakRSSBytes: peakRSS(),
+		RecordBytes: a.RecordBytes, IndexBytes: a.IndexBytes, SleepBytes: a.SleepBytes, StackBytes: st.StackBytes, PeakGoBytes: st.PeakMemory, PeakRSSBytes: peakRSS(),
 		MissProbability: a.MissProbability, ExpectedMissed: a.ExpectedMissed}
 	for _, p := range a.Pools {
 		r.Memory.Pools = append(r.Memory.Pools, pool{Kind: p.Kind, Components: p.Components, Bytes: p.Bytes})
@@ -459,8 +459,11 @@ func (r *report) print(w io.Writer) {
 		if m.Store != "exact" && m.Store != "collapse" {
 			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
 		}
-		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB\n",
-			mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
+		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB", mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
+		if m.StackBytes > 0 {
+			fmt.Fprintf(w, "; depth-first stack %.1f MiB", mib(m.StackBytes))
+		}
+		fmt.Fprintln(w)
 		if r.Evicted > 0 {
 			fmt.Fprintf(w, "stack:       %d snapshots of levels far below the top given up; %d returns to such levels decoded the state from the store\n", r.Evicted, r.Decoded)
 		}
@@ -607,6 +610,7 @@ type memory struct {
 	RecordBytes     int64   `json:"encoding_bytes"`
 	IndexBytes      int64   `json:"index_bytes"`
 	SleepBytes      int64   `json:"sleep_set_bytes,omitempty"` // with sleep sets: each state's (part of store_bytes)
+	StackBytes      int64   `json:"stack_bytes,omitempty"`     // the depth-first stack (frames, transition lists, snapshots), about its peak
 	PeakGoBytes     int64   `json:"peak_go_bytes"`
 	PeakRSSBytes    int64   `json:"peak_rss_bytes"`
 	PeakRSSPerState float64 `json:"peak_rss_bytes_per_state"`

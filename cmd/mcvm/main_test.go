@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -343,7 +344,7 @@ func TestCheck_memoryHint(t *testing.T) {
 // TestCheck_memoryAccount checks the memory account in check --json for
 // each store.
 func TestCheck_memoryAccount(t *testing.T) {
-	for _, flags := range [][]string{{"--collapse=false"}, {"--hash-compact"}, {"--bitstate", "20"}, {"--collapse"}} {
+	for _, flags := range [][]string{{"--collapse=false"}, {"--hash-compact"}, {"--bitstate", "20"}, {"--collapse"}, {"--collapse=false", "--search", "bfs"}} {
 		args := append([]string{"check", "--json", "--continue", "--por", "none", "-D", "N=4"}, flags...)
 		_, out, _ := runMain(append(args, philoOK)...)
 		var r struct {
@@ -354,6 +355,7 @@ func TestCheck_memoryAccount(t *testing.T) {
 				TableSlots      int64   `json:"table_slots"`
 				PeakRSS         int64   `json:"peak_rss_bytes"`
 				PeakGo          int64   `json:"peak_go_bytes"`
+				Stack           int64   `json:"stack_bytes"`
 				MissProbability float64 `json:"miss_probability"`
 				Pools           []struct {
 					Kind       string
@@ -369,7 +371,8 @@ func TestCheck_memoryAccount(t *testing.T) {
 		want := map[string]string{"--collapse=false": "exact", "--hash-compact": "hash-compact", "--bitstate": "bitstate", "--collapse": "collapse"}[flags[0]]
 		exact := want == "exact" || want == "collapse"
 		if m.Store != want || m.StoreBytes <= 0 || m.TableSlots <= 0 || m.PeakRSS <= 0 || m.PeakGo <= 0 ||
-			m.MissProbability < 0 || exact != (m.MissProbability == 0) || r.States != 1023 {
+			m.MissProbability < 0 || exact != (m.MissProbability == 0) || r.States != 1023 ||
+			(m.Stack > 0) != !slices.Contains(flags, "bfs") {
 			t.Errorf("mcvm %s: states %d, memory %+v", strings.Join(args, " "), r.States, m)
 		}
 		if want == "collapse" {
