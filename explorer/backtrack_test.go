@@ -162,15 +162,21 @@ func TestDFS_snapWindow(t *testing.T) {
 	for _, md := range progs {
 		p, path := md.prog, md.path
 		for _, cfg := range []struct {
-			delta int
-			store explorer.Storage
-			por   bool
-		}{{0, explorer.StorageExact, false}, {1 << 20, explorer.StorageExact, false}, {0, explorer.StorageCollapse, false}, {0, explorer.StorageExact, true}} {
+			delta     int
+			store     explorer.Storage
+			por       bool
+			snapDepth int // maxSnapDepth, if not 0 (a window lifts it)
+		}{{0, explorer.StorageExact, false, 0}, {1 << 20, explorer.StorageExact, false, 0}, {0, explorer.StorageCollapse, false, 0},
+			{0, explorer.StorageExact, true, 0}, {0, explorer.StorageCollapse, false, 2}} {
 			run := func(window int) ([]uint64, *explorer.Result) {
 				old, oldExact := explorer.SetSnapWindow(window, true)
 				defer explorer.SetSnapWindow(old, oldExact)
 				oldDelta := explorer.SetDeltaSnapDepth(cfg.delta)
 				defer explorer.SetDeltaSnapDepth(oldDelta)
+				if cfg.snapDepth > 0 {
+					oldSnap := explorer.SetMaxSnapDepth(cfg.snapDepth)
+					defer explorer.SetMaxSnapDepth(oldSnap)
+				}
 				m, err := vm.New(p, vm.Options{})
 				if err != nil {
 					t.Fatal(err)

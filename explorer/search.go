@@ -1210,7 +1210,8 @@ var skipInvariants = true
 var collapseDelta = true
 
 // maxSnapDepth bounds the DFS levels that keep a raw snapshot for
-// backtracking; deeper levels decode their stored encoding instead.
+// backtracking; deeper levels decode their stored encoding instead (but
+// for a search with a window, see snapWindow).
 var maxSnapDepth = 1 << 17
 
 // snapWindow is how far below the top of the DFS stack a level keeps its
@@ -1563,9 +1564,10 @@ func (s *search) snapshot() {
 		// make materialise load it again, which a lossy store cannot.
 		return
 	}
-	if level >= maxSnapDepth && s.opts.Dynamic == nil {
+	if level >= maxSnapDepth && s.opts.Dynamic == nil && s.window == 0 {
 		// (Dynamic reduction compares object references along the path,
-		// which only raw snapshots keep: it snapshots every level.)
+		// which only raw snapshots keep: it snapshots every level. A
+		// window bounds the snapshots kept already.)
 		if s.exact == nil {
 			// Decoded from here on backtracking: a lossy store keeps no
 			// encodings, so the level keeps its own (s.enc is the
