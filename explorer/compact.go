@@ -154,15 +154,19 @@ func (s *compactStore) grow() {
 	}
 	t := make([]uint64, 2*len(s.table))
 	mask := uint64(len(t) - 1)
-	for _, e := range s.table {
-		if e == 0 {
-			continue
+	for lo := 0; lo < len(s.table); lo += moveBlock {
+		part := s.table[lo:min(lo+moveBlock, len(s.table))]
+		for _, e := range part {
+			if e == 0 {
+				continue
+			}
+			i := e & mask
+			for t[i] != 0 {
+				i = (i + 1) & mask
+			}
+			t[i] = e
 		}
-		i := e & mask
-		for t[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t[i] = e
+		dropPages(part)
 	}
 	old := int64(len(s.table)) * 8
 	s.table = t

@@ -262,21 +262,29 @@ func (s *Store) put(id int32, enc []byte) uint64 {
 // grownLen is the length the table grows to: s.grow/4 of its length.
 func (s *Store) grownLen() int { return len(s.table) * s.grow / 4 }
 
+// moveBlock is how many slots of a table being replaced are moved before
+// their pages are dropped (dropPages): 512 KiB.
+const moveBlock = 1 << 16
+
 // enlarge grows the table to grownLen, moving each slot by its tag.
 func (s *Store) enlarge() {
 	n := uint64(s.grownLen())
 	t := make([]uint64, n)
-	for _, e := range s.table {
-		if e == 0 {
-			continue
-		}
-		i := e >> s.low * n >> (64 - s.low)
-		for t[i] != 0 {
-			if i++; i == n {
-				i = 0
+	for lo := 0; lo < len(s.table); lo += moveBlock {
+		part := s.table[lo:min(lo+moveBlock, len(s.table))]
+		for _, e := range part {
+			if e == 0 {
+				continue
 			}
+			i := e >> s.low * n >> (64 - s.low)
+			for t[i] != 0 {
+				if i++; i == n {
+					i = 0
+				}
+			}
+			t[i] = e
 		}
-		t[i] = e
+		dropPages(part)
 	}
 	old := int64(len(s.table)) * 8
 	s.table = t
