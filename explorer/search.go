@@ -458,7 +458,7 @@ func (s *search) stackBytes() int64 {
 	for _, sn := range s.spare {
 		n += sn.Bytes()
 	}
-	return n
+	return n + s.m.SpareBytes()
 }
 
 // result sums up the search.

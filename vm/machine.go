@@ -151,6 +151,7 @@ type Machine struct {
 	// the one saved or restored last (see Snapshot).
 	shadow   fullCopy
 	shadowAt *Snapshot
+	keeps    []*fullCopy // heap copies of full snapshots since saved into as deltas, for the next Save
 
 	fault    Fault
 	faulted  bool

@@ -79,13 +79,23 @@ type undo struct {
 func (m *Machine) Save(s, parent *Snapshot) {
 	st := &m.S
 	if s.keep == nil {
-		s.keep = new(fullCopy)
+		if k := len(m.keeps); k > 0 {
+			s.keep, m.keeps = m.keeps[k-1], m.keeps[:k-1]
+		} else {
+			s.keep = new(fullCopy)
+		}
 	}
 	s.full, s.parent = s.keep, nil
 	s.full.set(&st.Heap, st.Statics)
 	m.saveThreads(s, parent)
 	m.saved(s)
 }
+
+// maxKeeps bounds the heap copies of full snapshots saved into as deltas
+// that the machine keeps for the next full snapshots (Machine.keeps): as
+// many as the levels of a depth-first search below its first delta
+// (explorer.DeltaSnapDepth).
+const maxKeeps = 1024
 
 // SaveDelta is Save keeping the heap and statics as a reverse delta to
 // parent, which must not be nil (see Snapshot).
@@ -94,6 +104,16 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 	// Roll the shadow back to parent before s is overwritten: s may be on
 	// the way (a deeper snapshot being reused).
 	m.rollback(parent)
+	if s.keep != nil {
+		// The copy of the heap this memory kept as a full snapshot waits
+		// for the next full one: a search that reuses snapshot memory at
+		// other levels (see Release) would otherwise carry one in every
+		// delta.
+		if len(m.keeps) < maxKeeps {
+			m.keeps = append(m.keeps, s.keep)
+		}
+		s.keep = nil
+	}
 	s.full, s.parent = nil, parent
 	u := &s.undo
 	sh := &m.shadow
@@ -191,9 +211,24 @@ func (s *Snapshot) Bytes() int64 {
 		n += int64(unsafe.Sizeof(*t)) + int64(cap(t.Frames))*int64(unsafe.Sizeof(Frame{})) +
 			int64(cap(t.Stack))*int64(unsafe.Sizeof(Value{})) + int64(cap(t.Pending))*int64(unsafe.Sizeof(Pending{}))
 	}
-	if c := s.keep; c != nil {
-		n += int64(unsafe.Sizeof(*c)) + int64(cap(c.heap.Objs))*int64(unsafe.Sizeof(heap.Object{})) +
-			int64(cap(c.heap.Data)+cap(c.statics))*8
+	if s.keep != nil {
+		n += s.keep.bytes()
+	}
+	return n
+}
+
+// bytes returns the memory c holds.
+func (c *fullCopy) bytes() int64 {
+	return int64(unsafe.Sizeof(*c)) + int64(cap(c.heap.Objs))*int64(unsafe.Sizeof(heap.Object{})) +
+		int64(cap(c.heap.Data)+cap(c.statics))*8
+}
+
+// SpareBytes returns the memory of the heap copies the machine keeps for
+// the next full snapshots (see SaveDelta).
+func (m *Machine) SpareBytes() int64 {
+	var n int64
+	for _, c := range m.keeps {
+		n += c.bytes()
 	}
 	return n
 }
