@@ -1635,18 +1635,18 @@ func (s *search) evict(e int) {
 		}
 	}
 	s.m.Release(s.snaps[e], child)
-	s.spare = append(s.spare, s.snaps[e])
-	s.snaps[e] = nil
+	s.unsnap(e)
 	s.stats.Evicted++
 }
 
 // unsnap puts level's snapshot memory, if it has any, with the spares:
-// with a window, a level popped does not keep it for the next level
-// pushed there, or the levels the search returned to would each keep one.
+// an evicted level's (released first), and with a window a popped
+// level's, which does not keep it for the next level pushed there, or
+// the levels the search returned to would each keep one. (No level above
+// a popped one shares its copies of threads, and it is not detached: the
+// rollback to the level below walks through it.)
 func (s *search) unsnap(level int) {
 	if level < len(s.snaps) && s.snaps[level] != nil {
-		// (No level above shares its copies of threads. It is not
-		// detached: the rollback to the level below walks through it.)
 		s.spare = append(s.spare, s.snaps[level])
 		s.snaps[level] = nil
 	}
