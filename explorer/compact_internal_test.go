@@ -66,3 +66,50 @@ func TestCollapseStore_addDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactStore_growsByHalf: the fingerprint table keeps every
+// fingerprint through many growths by half (a probe starts at the
+// fingerprint scaled to the table's length, so every length works), finds
+// each again, never takes a new one for a stored one, stays at most 13/16
+// full and grows only past that; fingerprints 0 and 1 are one (0 marks an
+// empty slot), and the largest ones probe from the last slot round to the
+// first.
+func TestCompactStore_growsByHalf(t *testing.T) {
+	cs := newCompactStore(0)
+	x := uint64(88172645463325252)
+	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	fps := []uint64{1, ^uint64(0), ^uint64(1), ^uint64(2)}
+	for len(fps) < 400000 {
+		fps = append(fps, next())
+	}
+	lens := map[int]bool{}
+	for i, fp := range fps {
+		if _, isNew := cs.add(nil, nil, fp); !isNew {
+			t.Fatalf("fingerprint %d (%#x) taken for a stored one", i, fp)
+		}
+		if _, isNew := cs.add(nil, nil, fp); isNew {
+			t.Fatalf("fingerprint %d (%#x) not found right after it was added", i, fp)
+		}
+		if 16*cs.size() > compactLoad*len(cs.table) {
+			t.Fatalf("%d fingerprints in %d slots", cs.size(), len(cs.table))
+		}
+		lens[len(cs.table)] = true
+	}
+	if _, isNew := cs.add(nil, nil, 0); isNew {
+		t.Error("fingerprint 0 is new after fingerprint 1")
+	}
+	for i, fp := range fps {
+		if _, isNew := cs.add(nil, nil, fp); isNew {
+			t.Fatalf("fingerprint %d (%#x) lost by a growth", i, fp)
+		}
+	}
+	if cs.size() != len(fps) {
+		t.Errorf("size %d, want %d", cs.size(), len(fps))
+	}
+	if len(lens) < 6 {
+		t.Errorf("the table had %d lengths: it did not grow by half", len(lens))
+	}
+	if need := 16 * len(fps) / compactLoad; len(cs.table) > need*3/2+1 {
+		t.Errorf("%d slots for %d fingerprints: more than one growth past the load", len(cs.table), len(fps))
+	}
+}
