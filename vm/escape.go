@@ -206,6 +206,13 @@ const (
 	AccRelease
 	AccStart // start of Access.Index's thread object
 	AccEnd   // the thread's last return: it ends
+	// AccHeldMonitor: wait, notify or notifyall of a monitor the thread
+	// holds (Access.Obj): until it lets go of the monitor nobody else can
+	// take it, wait on it or notify it. (Otherwise they are AccOther.)
+	AccHeldMonitor
+	// AccJoinEnded: join of a thread that has ended, which nothing can
+	// change. (A join of a thread that has not is AccOther.)
+	AccJoinEnded
 )
 
 // Access describes the first instruction of a thread's next transition.
@@ -249,8 +256,24 @@ func (m *Machine) NextAccess(tid int32) Access {
 	case bytecode.OpMonitorexit:
 		a = Access{Kind: AccRelease}
 	case bytecode.OpMonitorenter:
+	case bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
+		if n := len(t.Stack); n > 0 && t.Stack[n-1].Ref {
+			if r := heap.Ref(t.Stack[n-1].I); r != heap.Null && m.S.Heap.Valid(r) && m.S.Heap.Obj(r).Owner == t.ID+1 {
+				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
+			}
+		}
+		return a
 	case bytecode.OpStart:
 		return Access{Kind: AccStart}
+	case bytecode.OpJoin:
+		// Joining a thread that has ended: nothing can change that (a
+		// thread never started could still be started).
+		if n := len(t.Stack); n > 0 {
+			if u := m.threadOf(t.Stack[n-1]); u != nil && u.Status == StatusTerminated {
+				return Access{Kind: AccJoinEnded}
+			}
+		}
+		return a
 	case bytecode.OpReturn, bytecode.OpRetval:
 		if len(t.Frames) == 1 {
 			return Access{Kind: AccEnd}

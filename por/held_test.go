@@ -1,0 +1,78 @@
+package por_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/por"
+	"mcvm/vm"
+)
+
+// TestAmple_heldMonitorAlone: a thread whose next transition begins with
+// wait, notify or notifyall on a monitor it holds forms a persistent set on
+// its own (nobody else can take, wait on or notify that monitor until it
+// lets go of it), and so does one that joins a thread that has ended, so
+// the reducer (without dynamic reduction) never expands such a state
+// fully, whatever the other threads do. It looks at every state of
+// the conformance programs, the regression programs and the small models
+// that have such a thread and another enabled one; the differential tests
+// (TestGenerated_reductionIsSound, TestModels_sameVerdicts) check that
+// this loses nothing.
+func TestAmple_heldMonitorAlone(t *testing.T) {
+	held := map[bytecode.Opcode]int{}
+	for _, pr := range programs(t) {
+		switch filepath.Base(pr.path) {
+		case "boundedbuffer.mcasm", "nestedmonitor.mcasm", "sleepingbarber.mcasm", "pipeline.mcasm":
+		default:
+			if pr.model {
+				continue
+			}
+		}
+		p := pr.prog
+		m, err := vm.New(p, por.All.VMOptions(vm.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chk := por.New(p, por.Ample)
+		var buf []vm.Trans
+		explorer.Search(m, explorer.Options{Continue: true, Reducer: por.New(p, por.All), MaxStates: 20000,
+			OnState: func(id int32, fp uint64) {
+				buf = m.Enabled(buf[:0])
+				if len(buf) == 0 || buf[0].Thread == buf[len(buf)-1].Thread {
+					return
+				}
+				for u := range int32(m.NumThreads()) {
+					mi, pc := m.Where(u)
+					if mi < 0 {
+						continue
+					}
+					op := p.Methods[mi].Code[pc].Op
+					switch op {
+					case bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
+						if !m.NextAccess(u).Held {
+							continue
+						}
+					case bytecode.OpJoin:
+						if m.NextAccess(u).Kind != vm.AccJoinEnded {
+							continue // the thread joined has not ended
+						}
+					default:
+						continue
+					}
+					held[op]++
+					if n := chk.Ample(m, buf); n == len(buf) {
+						t.Errorf("%s: state %d expanded fully, thread %d at %s of a monitor it holds", filepath.Base(pr.path), id, u, op)
+					}
+					return
+				}
+			}})
+	}
+	t.Logf("states with a thread at a held monitor's instruction or a join of an ended thread: %v", held)
+	for _, op := range []bytecode.Opcode{bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpJoin} {
+		if held[op] == 0 {
+			t.Errorf("no state had a thread at %s (of a monitor it holds, or a thread that ended) and another thread enabled", op)
+		}
+	}
+}
