@@ -204,14 +204,23 @@ func (s *Script) materialize() {
 	s.Body = EncodeEntries(body, s.Root)
 }
 
+// reductionOf is a header's partial-order reduction without its revision
+// ("all/stack/r2": "all/stack"; a script of the first revision has none).
+func reductionOf(por string) string {
+	if i := strings.LastIndex(por, "/r"); i >= 0 {
+		return por[:i]
+	}
+	return por
+}
+
 // ErrMismatch is wrapped by errors saying a script belongs to another
 // program or other exploration options.
 var ErrMismatch = errors.New("script does not match")
 
 // Match checks that the script belongs to a program with digest and to
 // exploration with the given granularity and partial-order reduction (its
-// header name: "none", or the mode and the proviso, "all/stack"; see
-// Options.POR), with or without dead variable reduction, and with or
+// header name: "none", or the mode, the proviso and the reduction's
+// revision, "all/stack/r2"; see Options.POR), with or without dead variable reduction, and with or
 // without thread symmetry reduction (the header's symmetry "threads" or
 // "none"), and with or without chains.
 func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symmetry, chains bool) error {
@@ -222,6 +231,9 @@ func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symme
 		return fmt.Errorf("%w: it was written with --granularity %s, not %s", ErrMismatch, h.Granularity, granularity)
 	}
 	if h.POR != por {
+		if reductionOf(h.POR) == reductionOf(por) && h.POR != "none" && por != "none" {
+			return fmt.Errorf("%w: it was written by an mcvm whose partial-order reduction %q differs from this one's (%q), though the mode is the same: verify it again with this mcvm", ErrMismatch, h.POR, por)
+		}
 		mode, _, _ := strings.Cut(h.POR, "/")
 		return fmt.Errorf("%w: it was written with partial-order reduction %q, and this certifier applies %q: give --por %s", ErrMismatch, h.POR, por, mode)
 	}

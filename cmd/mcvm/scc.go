@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -54,7 +55,7 @@ func (f *scriptReduction) chains(mode por.Mode) (bool, error) {
 }
 
 // resolve parses --por: the mode, and its name in the script's header
-// ("none", or the mode and the proviso: "all/stack").
+// ("none", or the mode, the proviso and por.Revision: "all/stack/r2").
 func (f *scriptReduction) resolve() (por.Mode, string, error) {
 	mode, err := por.ParseMode(*f.name)
 	if err != nil {
@@ -66,7 +67,7 @@ func (f *scriptReduction) resolve() (por.Mode, string, error) {
 	if mode == por.None {
 		return mode, "none", nil
 	}
-	return mode, mode.String() + "/" + explorer.ProvisoStack.String(), nil
+	return mode, mode.String() + "/" + explorer.ProvisoStack.String() + "/r" + strconv.Itoa(por.Revision), nil
 }
 
 // scriptFigures are a search script's figures in the summary and JSON.
