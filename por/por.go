@@ -79,8 +79,8 @@ type Reducer struct {
 	prog  *bytecode.Program
 	words int
 	// Entity bits: read of entity e is bit e, write is bit nent+e; the
-	// same for guarded accesses (a field of the receiver of a synchronized
-	// method, whose monitor the accessing thread holds) at 2*nent and
+	// same for guarded accesses (a field of the receiver, whose monitor the
+	// accessing thread holds: guardedAccesses) at 2*nent and
 	// 3*nent; then the join and start bits. Entities are the fields, then
 	// the statics, then "an array element".
 	nent     int
@@ -88,7 +88,8 @@ type Reducer struct {
 	startBit int
 	monBit   int // any monitor operation (for DPOR's summaries)
 	// guarded[m][pc]: instruction pc of method m is a getfield or putfield
-	// on the receiver of synchronized method m.
+	// on its receiver while the thread holds the receiver's monitor
+	// (guardedAccesses).
 	guarded [][]bool
 	cross   []bool // scratch for Machine.Confined
 	// reach[m][pc] is what a thread at pc of method m can still do in that
@@ -173,10 +174,7 @@ func accessFree(op bytecode.Opcode) bool {
 func (r *Reducer) analyse() {
 	p := r.prog
 	nm := len(p.Methods)
-	r.guarded = make([][]bool, nm)
-	for mi := range p.Methods {
-		r.guarded[mi] = receiverAccesses(p, int32(mi))
-	}
+	r.guarded = r.guardedAccesses()
 	r.cross = make([]bool, len(p.Fields))
 	own := make([][][]uint64, nm)
 	calls := make([][]int32, nm) // callees (and thread bodies) per method
@@ -575,96 +573,6 @@ func popcount(b []uint64) int {
 		n += bits.OnesCount64(w)
 	}
 	return n
-}
-
-// receiverAccesses marks the getfield and putfield instructions of method
-// mi that access a field of the method's receiver while the method is
-// synchronized, so that the thread executing them holds the receiver's
-// monitor. An abstract interpretation tracks which operand-stack values are
-// the receiver (local 0, never stored to); a method with exception
-// handlers, or an instruction this analysis does not model, gets no marks.
-func receiverAccesses(p *bytecode.Program, mi int32) []bool {
-	meth := &p.Methods[mi]
-	out := make([]bool, len(meth.Code))
-	if !meth.Sync() || meth.Static() || len(meth.Handlers) > 0 {
-		return out
-	}
-	for _, in := range meth.Code {
-		if in.Op == bytecode.OpStore && in.A == 0 || !knownFlow(in.Op) {
-			return out
-		}
-	}
-	// in[pc]: which stack slots hold the receiver before pc (nil: not
-	// reached yet). Joins keep a slot only if every path has it.
-	in := make([][]bool, len(meth.Code))
-	in[0] = []bool{}
-	work := []int{0}
-	for len(work) > 0 {
-		pc := work[len(work)-1]
-		work = work[:len(work)-1]
-		st := append([]bool(nil), in[pc]...)
-		ins := meth.Code[pc]
-		switch ins.Op {
-		case bytecode.OpGetfield:
-			out[pc] = len(st) >= 1 && st[len(st)-1]
-		case bytecode.OpPutfield:
-			out[pc] = len(st) >= 2 && st[len(st)-2]
-		}
-		pop, push := stackEffect(p, ins)
-		if pop > len(st) {
-			return make([]bool, len(meth.Code)) // cannot happen in verified code
-		}
-		switch ins.Op {
-		case bytecode.OpDup:
-			st = append(st, st[len(st)-1])
-		case bytecode.OpSwap:
-			st[len(st)-1], st[len(st)-2] = st[len(st)-2], st[len(st)-1]
-		case bytecode.OpLoad:
-			st = append(st, ins.A == 0)
-		default:
-			st = st[:len(st)-pop]
-			for i := 0; i < push; i++ {
-				st = append(st, false)
-			}
-		}
-		info := ins.Op.Info()
-		var succ []int
-		if info.Flags&bytecode.FlagNoNext == 0 && pc+1 < len(meth.Code) {
-			succ = append(succ, pc+1)
-		}
-		if info.Flags&bytecode.FlagBranch != 0 {
-			succ = append(succ, int(ins.A))
-		}
-		for _, s := range succ {
-			if in[s] == nil {
-				in[s] = append([]bool{}, st...)
-				work = append(work, s)
-				continue
-			}
-			changed := false
-			for i := range in[s] {
-				if i < len(st) && in[s][i] && !st[i] {
-					in[s][i], changed = false, true
-				}
-			}
-			if changed {
-				work = append(work, s)
-			}
-		}
-	}
-	// A mark needs the fixpoint: recompute with the final in-states.
-	for pc, ins := range meth.Code {
-		st := in[pc]
-		switch {
-		case st == nil:
-			out[pc] = false
-		case ins.Op == bytecode.OpGetfield:
-			out[pc] = len(st) >= 1 && st[len(st)-1]
-		case ins.Op == bytecode.OpPutfield:
-			out[pc] = len(st) >= 2 && st[len(st)-2]
-		}
-	}
-	return out
 }
 
 // stackEffect returns how many values an instruction pops and pushes.
