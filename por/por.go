@@ -41,8 +41,9 @@ const ModeNames = "none, escape, ample, dpor, all (escape and ample), ample+dpor
 // (with the mode and the proviso) because the same mode of another
 // revision chooses other persistent sets, so a certifier must refuse the
 // script rather than find discrepancies in it. Revision 2 (2026-11-23):
-// wait, notify, notifyall and monitorenter of a monitor the thread holds,
-// and join of a thread that has ended, are persistent sets on their own.
+// wait, notify and notifyall of a monitor the thread holds, and join of a
+// thread that has ended, are persistent sets on their own, and guarded
+// accesses are found across methods and monitorenter regions (guard.go).
 const Revision = 2
 
 func (m Mode) String() string {
