@@ -166,23 +166,7 @@ func (s *compactStore) grow() {
 		s.refuse = true
 		return
 	}
-	t := make([]uint64, n)
-	for lo := 0; lo < len(s.table); lo += moveBlock {
-		part := s.table[lo:min(lo+moveBlock, len(s.table))]
-		for _, e := range part {
-			if e == 0 {
-				continue
-			}
-			i, _ := bits.Mul64(e, n)
-			for t[i] != 0 {
-				if i++; i == n {
-					i = 0
-				}
-			}
-			t[i] = e
-		}
-		dropPages(part)
-	}
+	t := moveSlots(s.table, n, 0)
 	old := int64(len(s.table)) * 8
 	s.table = t
 	releaseOld(old)

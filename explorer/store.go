@@ -4,6 +4,7 @@ package explorer
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -268,15 +269,26 @@ const moveBlock = 1 << 16
 
 // enlarge grows the table to grownLen, moving each slot by its tag.
 func (s *Store) enlarge() {
-	n := uint64(s.grownLen())
+	t := moveSlots(s.table, uint64(s.grownLen()), s.low)
+	old := int64(len(s.table)) * 8
+	s.table = t
+	releaseOld(old)
+}
+
+// moveSlots returns a table of n slots holding the non-empty slots of old,
+// each placed by linear probing from its home: its bits above the low ones
+// scaled to n (hi(e&^(2^low-1) · n), the multiply-shift of Store's tags
+// and, with low 0, of compactStore's fingerprints). old's pages are
+// dropped as it is read (dropPages), a block at a time.
+func moveSlots(old []uint64, n uint64, low uint) []uint64 {
 	t := make([]uint64, n)
-	for lo := 0; lo < len(s.table); lo += moveBlock {
-		part := s.table[lo:min(lo+moveBlock, len(s.table))]
+	for lo := 0; lo < len(old); lo += moveBlock {
+		part := old[lo:min(lo+moveBlock, len(old))]
 		for _, e := range part {
 			if e == 0 {
 				continue
 			}
-			i := e >> s.low * n >> (64 - s.low)
+			i, _ := bits.Mul64(e>>low<<low, n)
 			for t[i] != 0 {
 				if i++; i == n {
 					i = 0
@@ -286,9 +298,7 @@ func (s *Store) enlarge() {
 		}
 		dropPages(part)
 	}
-	old := int64(len(s.table)) * 8
-	s.table = t
-	releaseOld(old)
+	return t
 }
 
 // Bytes returns the memory the store uses: encodings, per-state index
