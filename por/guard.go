@@ -29,16 +29,6 @@ import "mcvm/bytecode"
 func (r *Reducer) guardedAccesses() [][]bool {
 	p := r.prog
 	nm := len(p.Methods)
-	ok := make([]bool, nm) // the method can be analysed
-	for mi := range p.Methods {
-		meth := &p.Methods[mi]
-		ok[mi] = !meth.Static() && len(meth.Handlers) == 0
-		for _, in := range meth.Code {
-			if in.Op == bytecode.OpStore && in.A == 0 || !knownFlow(in.Op) {
-				ok[mi] = false
-			}
-		}
-	}
 	safe := r.exitSafe()
 	locked := make([]bool, nm)
 	thread := make([]bool, nm) // a thread's body: entered with no monitor
@@ -50,14 +40,14 @@ func (r *Reducer) guardedAccesses() [][]bool {
 		}
 	}
 	for mi := range locked {
-		locked[mi] = ok[mi] && !thread[mi]
+		locked[mi] = !p.Methods[mi].Static() && !thread[mi]
 	}
 	out := make([][]bool, nm)
 	for {
 		called := make([]bool, nm) // has a call site
 		unheld := make([]bool, nm) // has a call site that does not hold the receiver's monitor
 		for mi := range p.Methods {
-			out[mi] = r.guardMethod(int32(mi), ok[mi], locked, safe, called, unheld)
+			out[mi] = r.guardMethod(int32(mi), locked, safe, called, unheld)
 		}
 		changed := false
 		for mi := range locked {
@@ -71,11 +61,12 @@ func (r *Reducer) guardedAccesses() [][]bool {
 	}
 }
 
-// guardMethod is guardedAccesses' interpretation of method mi (analysable
-// if ok) under the current locked-entry set: it returns the marks and
-// records, for every method a call in mi may reach, that it is called and
-// whether the call is made without the receiver's monitor (unheld).
-func (r *Reducer) guardMethod(mi int32, ok bool, locked, safe, called, unheld []bool) []bool {
+// guardMethod is guardedAccesses' interpretation of method mi under the
+// current locked-entry set: it returns the marks and records, for every
+// method a call in mi may reach, that it is called and whether the call is
+// made without the receiver's monitor (unheld). A method lockFlow cannot
+// analyse gets no marks, and its calls count as unheld.
+func (r *Reducer) guardMethod(mi int32, locked, safe, called, unheld []bool) []bool {
 	p := r.prog
 	meth := &p.Methods[mi]
 	marks := make([]bool, len(meth.Code))
@@ -93,12 +84,6 @@ func (r *Reducer) guardMethod(mi int32, ok bool, locked, safe, called, unheld []
 				}
 			}
 		}
-	}
-	if !ok {
-		for pc := range meth.Code {
-			calls(pc, false)
-		}
-		return marks
 	}
 	h0 := 0
 	if meth.Sync() || locked[mi] {
