@@ -119,13 +119,12 @@ func (r *Reducer) guardMethod(mi int32, locked, safe, called, unheld []bool) []b
 }
 
 // exitSafe reports, per method, that a call of it never releases a
-// monitor the caller holds: every monitorexit in it is on its receiver
-// with the method's own monitorenters on the receiver outnumbering its
-// exits on every path before it (a synchronized method's return releases
-// what its call took), it has no handlers with a monitorexit, and every
-// method it calls is exit-safe too (greatest fixpoint; thread bodies
-// started in it run on their own threads and do not count). wait releases
-// the monitor only until it takes it back.
+// monitor the caller holds: every monitorexit in it undoes one of its own
+// monitorenters on the same local variable (balancedExits; a synchronized
+// method's return releases what its call took), and every method it calls
+// is exit-safe too (greatest fixpoint; thread bodies started in it run on
+// their own threads and do not count). wait releases the monitor only
+// until it takes it back.
 func (r *Reducer) exitSafe() []bool {
 	p := r.prog
 	nm := len(p.Methods)
@@ -278,15 +277,7 @@ func (r *Reducer) lockFlow(meth *bytecode.Method, h0 int, safe []bool) ([]*lockS
 				st = append(st, -1)
 			}
 		}
-		info := ins.Op.Info()
-		var succ []int
-		if info.Flags&bytecode.FlagNoNext == 0 && pc+1 < len(meth.Code) {
-			succ = append(succ, pc+1)
-		}
-		if info.Flags&bytecode.FlagBranch != 0 {
-			succ = append(succ, int(ins.A))
-		}
-		for _, s := range succ {
+		for _, s := range r.succ(meth, pc) {
 			t := in[s]
 			if t == nil {
 				in[s] = &lockState{tags: append([]int32{}, st...), own: append([]int32{}, own...), h: h}

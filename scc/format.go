@@ -220,9 +220,9 @@ var ErrMismatch = errors.New("script does not match")
 // Match checks that the script belongs to a program with digest and to
 // exploration with the given granularity and partial-order reduction (its
 // header name: "none", or the mode, the proviso and the reduction's
-// revision, "all/stack/r2"; see Options.POR), with or without dead variable reduction, and with or
-// without thread symmetry reduction (the header's symmetry "threads" or
-// "none"), and with or without chains.
+// revision, "all/stack/r2"; see Options.POR), with or without dead
+// variable reduction, and with or without thread symmetry reduction (the
+// header's symmetry "threads" or "none"), and with or without chains.
 func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symmetry, chains bool) error {
 	if h.Digest != digest {
 		return fmt.Errorf("%w: it was written for another program (digest %016x, this program has %016x): were the same model and -D values given?", ErrMismatch, h.Digest, digest)
@@ -231,7 +231,7 @@ func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symme
 		return fmt.Errorf("%w: it was written with --granularity %s, not %s", ErrMismatch, h.Granularity, granularity)
 	}
 	if h.POR != por {
-		if reductionOf(h.POR) == reductionOf(por) && h.POR != "none" && por != "none" {
+		if reductionOf(h.POR) == reductionOf(por) {
 			return fmt.Errorf("%w: it was written by an mcvm whose partial-order reduction %q differs from this one's (%q), though the mode is the same: verify it again with this mcvm", ErrMismatch, h.POR, por)
 		}
 		mode, _, _ := strings.Cut(h.POR, "/")
