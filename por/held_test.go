@@ -13,9 +13,10 @@ import (
 // TestAmple_heldMonitorAlone: a thread whose next transition begins with
 // wait, notify or notifyall on a monitor it holds forms a persistent set on
 // its own (nobody else can take, wait on or notify that monitor until it
-// lets go of it), and so does one that joins a thread that has ended, so
-// the reducer (without dynamic reduction) never expands such a state
-// fully, whatever the other threads do. It looks at every state of
+// lets go of it), so does one that joins a thread that has ended, and so
+// does one about to end (its end enables the joins of it, which no other
+// thread can run before), so the reducer (without dynamic reduction)
+// never expands such a state fully, whatever the other threads do. It looks at every state of
 // the conformance programs, the regression programs and the small models
 // that have such a thread and another enabled one; the differential tests
 // (TestGenerated_reductionIsSound, TestModels_sameVerdicts) check that
@@ -58,21 +59,26 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 						if m.NextAccess(u).Kind != vm.AccJoinEnded {
 							continue // the thread joined has not ended
 						}
+					case bytecode.OpReturn, bytecode.OpRetval:
+						if m.NextAccess(u).Kind != vm.AccEnd {
+							continue // not the thread's last return
+						}
+						op = bytecode.OpReturn
 					default:
 						continue
 					}
 					held[op]++
 					if n := chk.Ample(m, buf); n == len(buf) {
-						t.Errorf("%s: state %d expanded fully, thread %d at %s of a monitor it holds", filepath.Base(pr.path), id, u, op)
+						t.Errorf("%s: state %d expanded fully, thread %d at %s (a held monitor's, an ended thread's join or its end)", filepath.Base(pr.path), id, u, op)
 					}
 					return
 				}
 			}})
 	}
-	t.Logf("states with a thread at a held monitor's instruction or a join of an ended thread: %v", held)
-	for _, op := range []bytecode.Opcode{bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpJoin} {
+	t.Logf("states with a thread at a held monitor's instruction, a join of an ended thread or its own end: %v", held)
+	for _, op := range []bytecode.Opcode{bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpJoin, bytecode.OpReturn} {
 		if held[op] == 0 {
-			t.Errorf("no state had a thread at %s (of a monitor it holds, or a thread that ended) and another thread enabled", op)
+			t.Errorf("no state had a thread at %s (of a monitor it holds, a join of a thread that ended, or its last return) and another thread enabled", op)
 		}
 	}
 }

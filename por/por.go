@@ -44,7 +44,9 @@ const ModeNames = "none, escape, ample, dpor, all (escape and ample), ample+dpor
 // wait, notify and notifyall of a monitor the thread holds, and join of a
 // thread that has ended, are persistent sets on their own, and guarded
 // accesses are found across methods and monitorenter regions (guard.go).
-const Revision = 2
+// Revision 3 (2026-11-23): a thread's last return is one on its own even
+// when other threads may join later (without dpor).
+const Revision = 3
 
 func (m Mode) String() string {
 	if s, ok := modeNames[m]; ok {
@@ -484,7 +486,10 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	case vm.AccStart:
 		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1})
 	case vm.AccEnd:
-		return !r.othersHave(m, t, [4]int{r.joinBit, -1, -1, -1})
+		// Ending enables the joins of t, which are disabled until then,
+		// so none of them can run before t's end in a path of other
+		// threads' transitions; nothing else sees it.
+		return r.mode&DPOR == 0 || !r.othersHave(m, t, [4]int{r.joinBit, -1, -1, -1})
 	case vm.AccField:
 		bit = int(a.Index)
 	case vm.AccStatic:

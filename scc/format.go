@@ -205,7 +205,7 @@ func (s *Script) materialize() {
 }
 
 // reductionOf is a header's partial-order reduction without its revision
-// ("all/stack/r2": "all/stack"; a script of the first revision has none).
+// ("all/stack/r3": "all/stack"; a script of the first revision has none).
 func reductionOf(por string) string {
 	if i := strings.LastIndex(por, "/r"); i >= 0 {
 		return por[:i]
@@ -220,7 +220,7 @@ var ErrMismatch = errors.New("script does not match")
 // Match checks that the script belongs to a program with digest and to
 // exploration with the given granularity and partial-order reduction (its
 // header name: "none", or the mode, the proviso and the reduction's
-// revision, "all/stack/r2"; see Options.POR), with or without dead
+// revision, "all/stack/r3"; see Options.POR), with or without dead
 // variable reduction, and with or without thread symmetry reduction (the
 // header's symmetry "threads" or "none"), and with or without chains.
 func (h *Header) Match(digest uint64, granularity, por string, deadLocals, symmetry, chains bool) error {

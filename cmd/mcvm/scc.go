@@ -55,7 +55,7 @@ func (f *scriptReduction) chains(mode por.Mode) (bool, error) {
 }
 
 // resolve parses --por: the mode, and its name in the script's header
-// ("none", or the mode, the proviso and por.Revision: "all/stack/r2").
+// ("none", or the mode, the proviso and por.Revision: "all/stack/r3").
 func (f *scriptReduction) resolve() (por.Mode, string, error) {
 	mode, err := por.ParseMode(*f.name)
 	if err != nil {
