@@ -558,13 +558,19 @@ func at(c []int32, u int32) int32 {
 // thread p's next one (footprint fp, vis if it writes what an invariant
 // reads, p's clock cp): another thread's, dependent with it, not
 // happening before p, and possibly enabled together with it; -1 if none.
+// A level explored with a persistent set does not count: p cannot run
+// before the set's transitions there (see backtrack), so the race can
+// only be reversed further down, and stopping at that level, as the
+// search once did, left the earlier one unreversed (a reentrant
+// monitorenter made a persistent set hid the race of the first one:
+// por/testdata/gen_base_341_reentrant.mcasm).
 // Only the levels that can be dependent are looked at: those on fp's
 // location, those of unknown footprint and, for a visible write, the
 // other visible writes.
 func (d *Dynamic) race(p int32, cp []int32, fp vm.Footprint, vis bool, n int) int {
 	races := func(i int32) bool {
 		x := &d.stack[i]
-		return x.thread != p && at(cp, x.thread) < i+1 && dependent(x.fp, x.vis, fp, vis) && coEnabled(x.fp, fp, x.thread)
+		return !d.ample[i] && x.thread != p && at(cp, x.thread) < i+1 && dependent(x.fp, x.vis, fp, vis) && coEnabled(x.fp, fp, x.thread)
 	}
 	if fp.Kind == vm.FootAny {
 		for i := int32(n - 1); i >= 0; i-- {

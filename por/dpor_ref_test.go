@@ -119,8 +119,8 @@ func (d *refDynamic) After(m *vm.Machine, level int, id int32, isNew, onStack bo
 			vis := d.visibleWrite(fp)
 			for i := n - 1; i >= 0; i-- {
 				x := &d.stack[i]
-				if x.thread == p || at(cp, x.thread) >= int32(i+1) || !dependent(x.fp, x.vis, fp, vis) || !coEnabled(x.fp, fp, x.thread) {
-					continue
+				if d.ample[i] || x.thread == p || at(cp, x.thread) >= int32(i+1) || !dependent(x.fp, x.vis, fp, vis) || !coEnabled(x.fp, fp, x.thread) {
+					continue // (a persistent set's level: the race is reversed further down)
 				}
 				d.backtrack(i, p)
 				break
