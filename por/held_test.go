@@ -11,12 +11,12 @@ import (
 )
 
 // TestAmple_heldMonitorAlone: a thread whose next transition begins with
-// wait, notify or notifyall on a monitor it holds forms a persistent set on
-// its own (nobody else can take, wait on or notify that monitor until it
-// lets go of it), so does one that joins a thread that has ended, and so
-// does one about to end (its end enables the joins of it, which no other
-// thread can run before), so the reducer (without dynamic reduction)
-// never expands such a state fully, whatever the other threads do. It looks at every state of
+// monitorenter, a synchronized call, wait, notify or notifyall on a monitor
+// it holds forms a persistent set on its own (nobody else can take, wait on
+// or notify that monitor until it lets go of it), so does one that joins a
+// thread that has ended, and so does one about to end (its end enables the
+// joins of it, which no other thread can run before), so the reducer never
+// expands such a state fully, whatever the other threads do. It looks at every state of
 // the conformance programs, the regression programs and the small models
 // that have such a thread and another enabled one; the differential tests
 // (TestGenerated_reductionIsSound, TestModels_sameVerdicts) check that
@@ -25,7 +25,7 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 	held := map[bytecode.Opcode]int{}
 	for _, pr := range programs(t) {
 		switch filepath.Base(pr.path) {
-		case "boundedbuffer.mcasm", "nestedmonitor.mcasm", "sleepingbarber.mcasm", "pipeline.mcasm":
+		case "boundedbuffer.mcasm", "nestedmonitor.mcasm", "sleepingbarber.mcasm", "pipeline.mcasm", "rwvsn.mcasm":
 		default:
 			if pr.model {
 				continue
@@ -55,6 +55,13 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 						if !m.NextAccess(u).Held {
 							continue
 						}
+					case bytecode.OpMonitorenter, bytecode.OpInvokevirtual, bytecode.OpInvokestatic:
+						if m.NextAccess(u).Kind != vm.AccHeldMonitor {
+							continue // not a monitor it holds
+						}
+						if op == bytecode.OpInvokestatic {
+							op = bytecode.OpInvokevirtual // (counted together)
+						}
 					case bytecode.OpJoin:
 						if m.NextAccess(u).Kind != vm.AccJoinEnded {
 							continue // the thread joined has not ended
@@ -76,7 +83,7 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 			}})
 	}
 	t.Logf("states with a thread at a held monitor's instruction, a join of an ended thread or its own end: %v", held)
-	for _, op := range []bytecode.Opcode{bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpJoin, bytecode.OpReturn} {
+	for _, op := range []bytecode.Opcode{bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpJoin, bytecode.OpReturn, bytecode.OpMonitorenter, bytecode.OpInvokevirtual} {
 		if held[op] == 0 {
 			t.Errorf("no state had a thread at %s (of a monitor it holds, a join of a thread that ended, or its last return) and another thread enabled", op)
 		}

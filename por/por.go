@@ -45,7 +45,10 @@ const ModeNames = "none, escape, ample, dpor, all (escape and ample), ample+dpor
 // thread that has ended, are persistent sets on their own, and guarded
 // accesses are found across methods and monitorenter regions (guard.go).
 // Revision 3 (2026-11-23): a thread's last return is one on its own even
-// when other threads may join later (without dpor).
+// when other threads may join later, and so are monitorenter and
+// synchronized calls of a monitor the thread holds; these rules and
+// revision 2's hold with dpor too, whose race check now passes over levels
+// explored with a persistent set.
 const Revision = 3
 
 func (m Mode) String() string {
@@ -473,13 +476,11 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	var bit int
 	switch a.Kind {
 	case vm.AccHeldMonitor, vm.AccJoinEnded:
-		// wait, notify or notifyall of a monitor t holds: nobody else can
-		// take, wait on or notify it until t releases it, which wait does
-		// (as a release, below). join of a thread that has ended: nothing
-		// changes that. Not with dynamic reduction, whose backtracking
-		// skips persistent sets: that and its sleep sets were not shown
-		// sound with such sets (docs/design.md).
-		return r.mode&DPOR == 0
+		// monitorenter, a synchronized call, wait, notify or notifyall of
+		// a monitor t holds: nobody else can take, wait on or notify it
+		// until t releases it, which wait does (as a release, below).
+		// join of a thread that has ended: nothing changes that.
+		return true
 	case vm.AccRelease:
 		// Nobody else can take, wait on or notify a monitor t holds.
 		return true
@@ -489,7 +490,7 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 		// Ending enables the joins of t, which are disabled until then,
 		// so none of them can run before t's end in a path of other
 		// threads' transitions; nothing else sees it.
-		return r.mode&DPOR == 0 || !r.othersHave(m, t, [4]int{r.joinBit, -1, -1, -1})
+		return true
 	case vm.AccField:
 		bit = int(a.Index)
 	case vm.AccStatic:

@@ -206,9 +206,10 @@ const (
 	AccRelease
 	AccStart // start of Access.Index's thread object
 	AccEnd   // the thread's last return: it ends
-	// AccHeldMonitor: wait, notify or notifyall of a monitor the thread
-	// holds (Access.Obj): until it lets go of the monitor nobody else can
-	// take it, wait on it or notify it. (Otherwise they are AccOther.)
+	// AccHeldMonitor: monitorenter, a synchronized call, wait, notify or
+	// notifyall of a monitor the thread holds (Access.Obj): until it lets
+	// go of the monitor nobody else can take it, wait on it or notify it.
+	// (Otherwise they are AccOther.)
 	AccHeldMonitor
 	// AccJoinEnded: join of a thread that has ended, which nothing can
 	// change. (A join of a thread that has not is AccOther.)
@@ -256,9 +257,11 @@ func (m *Machine) NextAccess(tid int32) Access {
 	case bytecode.OpMonitorexit:
 		a = Access{Kind: AccRelease}
 	case bytecode.OpMonitorenter:
+		// Entering a monitor t holds only counts up: AccHeldMonitor
+		// (below).
 	case bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-		if n := len(t.Stack); n > 0 && t.Stack[n-1].Ref {
-			if r := heap.Ref(t.Stack[n-1].I); r != heap.Null && m.S.Heap.Valid(r) && m.S.Heap.Obj(r).Owner == t.ID+1 {
+		if n := len(t.Stack); n > 0 {
+			if r, ok := m.heldBy(t, t.Stack[n-1]); ok {
 				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
 			}
 		}
@@ -282,14 +285,15 @@ func (m *Machine) NextAccess(tid int32) Access {
 			return Access{Kind: AccNone}
 		}
 		return Access{Kind: AccRelease}
-	case bytecode.OpInvokestatic:
-		if !m.syncMethod[o.a] {
+	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+		if o.in.Op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.in.Op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
 			return Access{Kind: AccNone}
 		}
-		return a
-	case bytecode.OpInvokevirtual:
-		if !m.syncVirt[o.a] {
-			return Access{Kind: AccNone}
+		// A synchronized call on a monitor t holds only counts up.
+		if c := m.callee(t, o); c >= 0 && m.syncMethod[c] {
+			if r, ok := m.heldBy(t, t.Stack[len(t.Stack)-int(m.prog.Methods[c].Args)]); ok {
+				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
+			}
 		}
 		return a
 	default:
@@ -300,6 +304,9 @@ func (m *Machine) NextAccess(tid int32) Access {
 		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
 		if m.localTo(t, r) {
 			a.Local = o.in.Op != bytecode.OpMonitorenter || m.lockable(t, r)
+		}
+		if a.Held && o.in.Op == bytecode.OpMonitorenter {
+			a.Kind = AccHeldMonitor
 		}
 	}
 	return a
@@ -561,3 +568,15 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 // Threw reports whether the last Step threw an exception (which may have
 // released monitors of synchronized frames, or ended the thread).
 func (m *Machine) Threw() bool { return m.threw }
+
+// heldBy returns the object v refers to if thread t holds its monitor.
+func (m *Machine) heldBy(t *Thread, v Value) (heap.Ref, bool) {
+	if !v.Ref {
+		return heap.Null, false
+	}
+	r := heap.Ref(v.I)
+	if r == heap.Null || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
+		return heap.Null, false
+	}
+	return r, true
+}
