@@ -16,11 +16,11 @@ import (
 // or notify that monitor until it lets go of it), so does one that joins a
 // thread that has ended, and so does one about to end (its end enables the
 // joins of it, which no other thread can run before), so the reducer never
-// expands such a state fully, whatever the other threads do. It looks at every state of
-// the conformance programs, the regression programs and the small models
-// that have such a thread and another enabled one; the differential tests
-// (TestGenerated_reductionIsSound, TestModels_sameVerdicts) check that
-// this loses nothing.
+// expands such a state fully, whatever the other threads do. It looks at
+// every state of the conformance programs, the regression programs and
+// the small models that have such a thread and another enabled one; the
+// differential tests (TestGenerated_reductionIsSound,
+// TestModels_sameVerdicts) check that this loses nothing.
 func TestAmple_heldMonitorAlone(t *testing.T) {
 	held := map[bytecode.Opcode]int{}
 	for _, pr := range programs(t) {

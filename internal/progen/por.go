@@ -32,6 +32,9 @@ func (g *gen) porProgram(seed uint64) string {
 	for _, f := range []string{"f0", "f1"} {
 		fmt.Fprintf(&g.b, ".method synchronized inc_%s()\n    load this\n    dup\n    getfield Obj.%s\n    push 1\n    add\n    putfield Obj.%s\n    return\n.end\n\n", f, f, f)
 	}
+	// A synchronized method calling synchronized methods on this: taking
+	// a monitor the thread holds again.
+	g.b.WriteString(".method synchronized incBoth()\n    load this\n    invokevirtual Obj.inc_f0\n    load this\n    invokevirtual Obj.inc_f1\n    return\n.end\n\n")
 	g.b.WriteString(".method synchronized link(x)\n    load this\n    load x\n    putfield Obj.next\n    return\n.end\n\n")
 	g.b.WriteString(".method synchronized bumpNext()\n.locals n\n    load this\n    getfield Obj.next\n    dup\n    store n\n    ifnull done\n" +
 		"    load n\n    dup\n    getfield Obj.f1\n    push 1\n    add\n    putfield Obj.f1\ndone:\n    return\n.end\n\n")
@@ -169,7 +172,7 @@ func (g *gen) porOp(depth int) {
 			obj = [...]string{"load o", "getstatic G.obj"}[g.rng.IntN(2)]
 		}
 		g.emit("%s", obj)
-		g.emit("invokevirtual Obj.%s", [...]string{"add_g", "addLocked", "regionInc", "leakyRead", "callRelease", "pulse", "pulse", "leakyRead"}[g.rng.IntN(8)])
+		g.emit("invokevirtual Obj.%s", [...]string{"add_g", "addLocked", "regionInc", "leakyRead", "callRelease", "pulse", "pulse", "leakyRead", "incBoth"}[g.rng.IntN(9)])
 	case k == 16:
 		g.emit("%s", obj)
 		g.emit("%s", [...]string{"load o", "load l", "getstatic G.obj"}[g.rng.IntN(3)])
