@@ -575,7 +575,7 @@ func (m *Machine) heldBy(t *Thread, v Value) (heap.Ref, bool) {
 		return heap.Null, false
 	}
 	r := heap.Ref(v.I)
-	if r == heap.Null || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
+	if !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
 		return heap.Null, false
 	}
 	return r, true

@@ -496,9 +496,8 @@ func (m *Machine) choices(t *Thread) int32 {
 	case bytecode.OpChooseb:
 		return 2
 	case bytecode.OpNotify:
-		v := t.Stack[len(t.Stack)-1]
-		r := heap.Ref(v.I)
-		if !v.Ref || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
+		r, ok := m.heldBy(t, t.Stack[len(t.Stack)-1])
+		if !ok {
 			return 1
 		}
 		if n := m.waiters(r); n > 1 {

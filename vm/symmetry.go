@@ -677,9 +677,8 @@ func (m *Machine) Woken(tr Trans) int32 {
 	if t.Status != StatusRunnable || len(t.Frames) == 0 || m.next(t).in.Op != bytecode.OpNotify || len(t.Stack) == 0 {
 		return -1
 	}
-	v := t.Stack[len(t.Stack)-1]
-	r := heap.Ref(v.I)
-	if !v.Ref || !m.S.Heap.Valid(r) || m.S.Heap.Obj(r).Owner != t.ID+1 {
+	r, ok := m.heldBy(t, t.Stack[len(t.Stack)-1])
+	if !ok {
 		return -1
 	}
 	if u := m.nthWaiter(r, tr.Choice); u != nil {
