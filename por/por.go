@@ -475,22 +475,17 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	}
 	var bit int
 	switch a.Kind {
-	case vm.AccHeldMonitor, vm.AccJoinEnded:
-		// monitorenter, a synchronized call, wait, notify or notifyall of
-		// a monitor t holds: nobody else can take, wait on or notify it
-		// until t releases it, which wait does (as a release, below).
-		// join of a thread that has ended: nothing changes that.
-		return true
-	case vm.AccRelease:
-		// Nobody else can take, wait on or notify a monitor t holds.
+	case vm.AccHeldMonitor, vm.AccRelease, vm.AccJoinEnded, vm.AccEnd:
+		// monitorenter, a synchronized call, wait, notify, notifyall or a
+		// release of a monitor t holds: nobody else can take, wait on or
+		// notify it until t releases it (wait does). join of a thread that
+		// has ended: nothing changes that. t's end: it enables the joins
+		// of t, which are disabled until then, so none of them can run
+		// before it in a path of other threads' transitions, and nothing
+		// else sees it.
 		return true
 	case vm.AccStart:
 		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1})
-	case vm.AccEnd:
-		// Ending enables the joins of t, which are disabled until then,
-		// so none of them can run before t's end in a path of other
-		// threads' transitions; nothing else sees it.
-		return true
 	case vm.AccField:
 		bit = int(a.Index)
 	case vm.AccStatic:
