@@ -179,7 +179,7 @@ func (s *compactStore) account() StoreAccount {
 	n := float64(s.n)
 	// A new state is missed when its fingerprint equals one stored
 	// before: expected n(n-1)/2 / 2^64 such pairs (the birthday bound),
-	// assuming xxhash spreads encodings uniformly.
+	// assuming fingerprints spread states uniformly (vm/fingerprint.go).
 	exp := n * (n - 1) / 2 / math.Exp2(64)
 	b := int64(len(s.table)) * 8
 	return StoreAccount{Storage: StorageHashCompact.String(), Bytes: b, TableSlots: int64(len(s.table)), TableBytes: b,

@@ -7,9 +7,10 @@
 // replayable paths (Replay, trail files).
 //
 // Invariants: with an exact store two states are the same only if their
-// canonical encodings are equal byte for byte; fingerprints (xxhash of the encoding) only choose hash
-// buckets and identify states in reports, and are identical on every run,
-// search order and machine.
+// canonical encodings are equal byte for byte; fingerprints
+// (vm.Machine.Fingerprint, combined from the encoding's components) only
+// choose hash buckets and identify states in reports, and are identical
+// on every run, search order and machine.
 //
 // explorer imports vm and bytecode; it must not import por, scc or cmd: it
 // declares what it consumes and cmd/mcvm wires implementations in.

@@ -11,8 +11,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
-
 	"mcvm/vm"
 )
 
@@ -629,18 +627,37 @@ func (s *search) transition(from int32, tr vm.Trans, to int32, isNew bool) {
 // visit stores the machine's current state and returns its id and whether
 // it is new.
 func (s *search) visit() (int32, bool) {
-	if s.collapse != nil {
+	var fp uint64
+	switch {
+	case s.collapse != nil:
 		s.enc, s.cuts = s.m.EncodeSplit(s.enc[:0], s.cuts[:0])
-	} else {
+		fp = s.m.Fingerprint()
+	case s.exact != nil:
 		s.enc = s.m.Encode(s.enc[:0])
+		fp = s.m.Fingerprint()
+	default:
+		// A lossy store keeps fingerprints only: the encoding is written
+		// where a new state needs it (encoding), and a state visited
+		// before costs only the records that changed.
+		fp = s.m.EncodeFingerprint()
+		s.enc = s.enc[:0]
 	}
-	fp := xxhash.Sum64(s.enc)
 	s.lastFP = fp
 	id, isNew := s.store.add(s.enc, s.cuts, fp)
 	if isNew && s.opts.OnState != nil {
 		s.opts.OnState(id, fp)
 	}
 	return id, isNew
+}
+
+// encoding returns the encoding of the state visit visited last, which
+// the machine still holds: with a lossy store visit computes its
+// fingerprint only.
+func (s *search) encoding() []byte {
+	if s.exact == nil {
+		s.enc = s.m.Encode(s.enc[:0])
+	}
+	return s.enc
 }
 
 // pathTo returns the transitions from the initial state to the current
@@ -1570,10 +1587,10 @@ func (s *search) snapshot() {
 		// window bounds the snapshots kept already.)
 		if s.exact == nil {
 			// Decoded from here on backtracking: a lossy store keeps no
-			// encodings, so the level keeps its own (s.enc is the
-			// encoding of the state just visited, this one).
+			// encodings, so the level keeps its own (the machine holds
+			// the state just visited, this one).
 			top.deep = int64(len(s.deep))
-			s.deep = append(s.deep, s.enc...)
+			s.deep = append(s.deep, s.encoding()...)
 		}
 		return
 	}
@@ -1663,7 +1680,7 @@ func (s *search) resave(level int) {
 func (s *search) bfs() {
 	id, _ := s.visit()
 	if s.exact == nil {
-		s.queue.push(s.enc)
+		s.queue.push(s.encoding())
 	}
 	s.parent, s.via, s.depth = append(s.parent, -1), append(s.via, vm.Trans{}), append(s.depth, 0)
 	s.expand = append(s.expand, s.check(id))
@@ -1733,7 +1750,7 @@ func (s *search) bfs() {
 			}
 			anyNew = true
 			if s.exact == nil {
-				s.queue.push(s.enc)
+				s.queue.push(s.encoding())
 			}
 			d := s.depth[cur] + 1
 			s.parent, s.via, s.depth = append(s.parent, cur), append(s.via, tr), append(s.depth, d)

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
 	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/vm"
@@ -336,10 +334,16 @@ func (c *certifier) isMarked(id int32) bool {
 	return w < len(c.marked) && c.marked[w]&(1<<(id&63)) != 0
 }
 
-// fingerprint encodes the machine's state (into c.enc) and hashes it.
+// fingerprint returns the fingerprint of the machine's state, and encodes
+// the state into c.enc if extra properties will read it; otherwise c.enc
+// is left as it was (vm.Machine.EncodeFingerprint: a state visited before
+// costs only the records that changed).
 func (c *certifier) fingerprint() uint64 {
+	if c.opts.Extra == nil && len(c.opts.Next) == 0 {
+		return c.m.EncodeFingerprint()
+	}
 	c.enc = c.m.Encode(c.enc[:0])
-	return xxhash.Sum64(c.enc)
+	return c.m.Fingerprint()
 }
 
 // record notes a property violation; path is the way to it.
@@ -752,7 +756,8 @@ func (c *certifier) run() (err error) {
 			var instr int64
 			var pre []byte
 			if !c.trust {
-				pre = c.enc // the state's, from its fingerprint
+				c.enc = c.m.Encode(c.enc[:0]) // the state's
+				pre = c.enc
 			}
 			if buf, instr, err = c.initStep(buf, e, pre, func() (string, string) {
 				return fmt.Sprintf("init path entry %d", i), fmt.Sprintf("state %d", c.prevInit(init, i))

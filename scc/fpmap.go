@@ -42,8 +42,11 @@ const fpMagic = "MCVMFPM\n"
 
 // fpMapVersion is the version of the FP map format (independent of the
 // script format's).
-// Version 2 added the chained transitions' counts.
-const fpMapVersion = 2
+// Version 2 added the chained transitions' counts; version 3 holds the
+// fingerprints combined from component hashes (vm.Fingerprint), which
+// differ from version 2's hashes of whole encodings, so that maps of the
+// two kinds are never merged.
+const fpMapVersion = 3
 
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats

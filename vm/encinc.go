@@ -63,6 +63,16 @@ type incEnc struct {
 	// before for it.
 	wstart, wbefore []int32
 
+	// Fingerprints (fingerprint.go): the terms of the base's components
+	// and their sum; the same of the last whole encoding; the new terms of
+	// the last incremental encoding's dirty components; and the sum of the
+	// last encoding's terms, whose mix is its fingerprint.
+	terms, wterms []uint64
+	sum, wsum     uint64
+	newTerms      []uint64
+	lastSum       uint64
+	fpBuf         []byte // what EncodeFingerprint writes
+
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
 	whole   bool       // the next encoding must be whole (allocation, log full)
@@ -111,6 +121,7 @@ type encBack struct {
 const (
 	lastBase  = iota // the base's (as it was recorded)
 	lastInc          // incremental, with the base's numbering
+	lastIncFP        // incremental, fingerprint only: the dirty records were written (fpBuf), the encoding not
 	lastWhole        // whole, with the other numbering (Machine.canons[1-bc])
 )
 
@@ -164,6 +175,8 @@ func (m *Machine) recordInc(enc []byte) {
 	in.enc = append(in.enc[:0], enc...)
 	in.start, in.wstart = in.wstart, in.start
 	in.before, in.wbefore = in.wbefore, in.before
+	in.terms, in.wterms = in.wterms, in.terms
+	in.sum = in.wsum
 	in.stamps = in.stamps[:0]
 	for _, t := range m.S.Threads {
 		in.stamps = append(in.stamps, t.stamp)
@@ -185,6 +198,15 @@ func (m *Machine) saved(s *Snapshot) {
 	s.encBack.gen = 0
 	if !in.ok || in.lastVer != m.version {
 		return
+	}
+	if in.lastKind == lastIncFP {
+		// Write the encoding now: it is the new base. The state and the
+		// numbering are the ones the fingerprint was computed with.
+		out, ok := m.rewrite(in.last[:0], true)
+		if !ok {
+			panic("vm: an incremental encoding failed where its fingerprint did not")
+		}
+		in.last, in.lastKind = out, lastInc
 	}
 	switch in.lastKind {
 	case lastInc:
@@ -287,8 +309,12 @@ func (m *Machine) rollBack(b *encBack) {
 		p += n
 		c := int32(k)
 		out = append(out, in.enc[in.start[prev]:in.start[c]]...)
-		out = append(out, b.data[p:p+int(ln)]...)
+		rec := b.data[p : p+int(ln)]
+		out = append(out, rec...)
 		p += int(ln)
+		t := term(int(c), rec)
+		in.sum += t - in.terms[c]
+		in.terms[c] = t
 		in.dirty = append(in.dirty, c)
 		in.oldLen = append(in.oldLen, in.start[c+1]-in.start[c])
 		in.newLen = append(in.newLen, int32(ln))
@@ -303,6 +329,7 @@ func (m *Machine) rollBack(b *encBack) {
 	in.dirty = in.dirty[:0]
 	in.snap, in.snapClock = b.parent, b.parentClock
 	in.lastKind, in.lastVer = lastBase, m.version
+	in.lastSum = in.sum
 	in.rolls++
 }
 
@@ -310,11 +337,13 @@ func (m *Machine) rollBack(b *encBack) {
 func (m *Machine) promote() {
 	in := &m.inc
 	in.enc = append(in.enc[:0], in.last...)
-	for _, k := range in.dirty {
+	for i, k := range in.dirty {
 		if k > 0 && int(k) <= len(in.stamps) {
 			in.stamps[k-1] = m.S.Threads[k-1].stamp
 		}
+		in.terms[k] = in.newTerms[i]
 	}
+	in.sum = in.lastSum
 	in.shiftStarts()
 	in.lastKind = lastBase
 }
@@ -382,8 +411,9 @@ func (in *incEnc) wholeCuts(cuts []int32, base int) []int32 {
 // encodeInc appends the encoding of the state to b by copying the base's
 // records of the components that did not change, and reports false if it
 // cannot (see incEnc); the caller then encodes the whole state, which
-// becomes the base.
-func (m *Machine) encodeInc(b []byte) ([]byte, bool) {
+// becomes the base. Unless full, it appends only the records of the
+// components that changed, enough for the fingerprint.
+func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 	in, s, c := &m.inc, &m.S, m.canon
 	// Objects are added only by allocations, which make in.whole; the
 	// length is checked as well, since the numbering has room for the
@@ -405,23 +435,32 @@ func (m *Machine) encodeInc(b []byte) ([]byte, bool) {
 			in.touch(id)
 		}
 	}
-	out, ok := m.rewrite(b)
-	if ok {
+	out, ok := m.rewrite(b, full)
+	switch {
+	case ok && full:
 		in.last = append(in.last[:0], out[len(b):]...)
 		in.lastVer, in.lastKind = m.version, lastInc
+	case ok:
+		in.lastVer, in.lastKind = m.version, lastIncFP
 	}
 	return out, ok
 }
 
 // rewrite appends to b the base's encoding with the records of the dirty
 // components written again, checking the numbering as it goes; it
-// reports false if the numbering changed.
-func (m *Machine) rewrite(b []byte) ([]byte, bool) {
+// reports false if the numbering changed. Unless full, it appends the
+// dirty components' records only. Either way it sets the terms and the
+// sum of the fingerprint.
+func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 	in, s, c := &m.inc, &m.S, m.canon
 	h := &s.Heap
 	d := in.dirty
-	in.oldLen, in.newLen = in.oldLen[:0], in.newLen[:0]
+	in.oldLen, in.newLen, in.newTerms = in.oldLen[:0], in.newLen[:0], in.newTerms[:0]
 	if len(d) == 0 {
+		in.lastSum = in.sum
+		if !full {
+			return b, true
+		}
 		return append(b, in.enc...), true
 	}
 	// Sort the few dirty components (insertion sort: usually one to three).
@@ -431,7 +470,10 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		}
 	}
 	nt := int32(len(s.Threads))
-	need := len(in.enc)
+	need := 0
+	if full {
+		need = len(in.enc)
+	}
 	for _, k := range d {
 		switch {
 		case k == 0:
@@ -451,8 +493,11 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 	w := b[:cap(b)]
 	p := base
 	prev := int32(0) // the next component whose record is still to copy
+	sum := in.sum
 	for _, k := range d {
-		p += copy(w[p:], in.enc[in.start[prev]:in.start[k]])
+		if full {
+			p += copy(w[p:], in.enc[in.start[prev]:in.start[k]])
+		}
 		q := p
 		c.Verify(int(in.before[k]))
 		switch {
@@ -468,9 +513,15 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		}
 		in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
 		in.newLen = append(in.newLen, int32(p-q))
+		t := term(int(k), w[q:p])
+		in.newTerms = append(in.newTerms, t)
+		sum += t - in.terms[k]
 		prev = k + 1
 	}
-	p += copy(w[p:], in.enc[in.start[prev]:])
+	if full {
+		p += copy(w[p:], in.enc[in.start[prev]:])
+	}
+	in.lastSum = sum
 	return w[:p], true
 }
 
@@ -486,13 +537,17 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	saved.last, saved.dirty = slices.Clone(in.last), slices.Clone(in.dirty)
 	saved.oldLen, saved.newLen = slices.Clone(in.oldLen), slices.Clone(in.newLen)
 	saved.wstart, saved.wbefore = slices.Clone(in.wstart), slices.Clone(in.wbefore)
+	saved.terms, saved.wterms, saved.newTerms = slices.Clone(in.terms), slices.Clone(in.wterms), slices.Clone(in.newTerms)
 	c := m.canon
 	ids, order := c.Save()
 	m.noInc = true
-	full, fullCuts := m.encode(nil, nil, split, nil, nil)
+	full, fullCuts := m.encode(nil, nil, split, nil, nil, true)
 	m.noInc = false
 	if !bytes.Equal(enc, full) {
 		panic(fmt.Sprintf("vm: incremental encoding\n%x\ndiffers from the whole\n%x", enc, full))
+	}
+	if got, want := mix(saved.lastSum), mix(in.lastSum); got != want {
+		panic(fmt.Sprintf("vm: incremental fingerprint %016x differs from the whole encoding's %016x", got, want))
 	}
 	for i := range cuts {
 		cuts[i] -= int32(base)

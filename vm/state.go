@@ -152,8 +152,20 @@ type State struct {
 // thread's frames. A thread with no exception handling under way encodes
 // as it did before structured exception handling existed.
 func (m *Machine) Encode(b []byte) []byte {
-	b, _ = m.encode(b, nil, false, nil, nil)
+	b, _ = m.encode(b, nil, false, nil, nil, true)
 	return b
+}
+
+// EncodeFingerprint encodes the state as Encode does, but only as far as
+// its fingerprint needs, and returns the fingerprint (Fingerprint returns
+// it too, until the next encoding): an incremental encoding writes the
+// records of the components that changed and not the others. For a search
+// that keeps fingerprints only (hash compaction, bitstate hashing) and a
+// certifier, which need no encoding of a state visited before. Encode
+// after it writes the encoding of the same state.
+func (m *Machine) EncodeFingerprint() uint64 {
+	m.inc.fpBuf, _ = m.encode(m.inc.fpBuf[:0], nil, false, nil, nil, false)
+	return m.Fingerprint()
 }
 
 // EncodeSplit is Encode that also appends to cuts where each component of
@@ -163,15 +175,16 @@ func (m *Machine) Encode(b []byte) []byte {
 // are exactly Encode's; the components are what collapse compression
 // (explorer.CollapseStore) stores once each.
 func (m *Machine) EncodeSplit(b []byte, cuts []int32) ([]byte, []int32) {
-	return m.encode(b, cuts, true, nil, nil)
+	return m.encode(b, cuts, true, nil, nil, true)
 }
 
 // encode is Encode, appending the components' ends to cuts if split. If
 // order is not nil, it encodes the state as if the threads were renamed
 // by PermuteThreads(order): thread i is the thread at order[i], and inv
 // is order's inverse. Without order it writes only what changed since the
-// base when it can (see incEnc).
-func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32) ([]byte, []int32) {
+// base when it can (see incEnc), and unless full, only the records it
+// writes again (see EncodeFingerprint; not with split).
+func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32, full bool) ([]byte, []int32) {
 	// A thread changed after this encoding has a stamp above every stamp
 	// the encoding saw (see incEnc).
 	m.clock++
@@ -179,14 +192,18 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 	in := &m.inc
 	if order == nil && in.ok && !m.noInc {
 		m.canon = &m.canons[in.bc]
-		if out, ok := m.encodeInc(b); ok {
+		if out, ok := m.encodeInc(b, full); ok {
 			in.hits++
 			n := len(cuts)
 			if split {
 				cuts = in.cuts(cuts, len(b))
 			}
 			if checkInc {
-				m.checkIncremental(out[len(b):], cuts[n:], split, len(b))
+				enc := out[len(b):]
+				if !full {
+					enc, _ = m.rewrite(nil, true)
+				}
+				m.checkIncremental(enc, cuts[n:], split, len(b))
 			}
 			return out, cuts
 		}
@@ -195,6 +212,8 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 		m.canon = &m.canons[1-in.bc]
 		base := len(b)
 		b = m.encodeWhole(b, nil, nil, true)
+		in.wterms, in.wsum = sumTerms(b[base:], in.wstart, in.wterms)
+		in.lastSum = in.wsum
 		in.last = append(in.last[:0], b[base:]...)
 		in.lastVer, in.lastKind = m.version, lastWhole
 		if split {
@@ -204,10 +223,16 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32)
 	}
 	m.canon = &m.canons[in.bc]
 	in.ok = false
-	// A split encoding needs the starts of the components for its cuts.
-	rec := order == nil && (split || !m.noInc)
+	// The fingerprint and a split encoding's cuts need the starts of the
+	// components. (An encoding with the threads renamed has no
+	// fingerprint: symmetry reduction compares such encodings only.)
+	rec := order == nil
 	base := len(b)
 	b = m.encodeWhole(b, order, inv, rec)
+	if rec {
+		in.wterms, in.wsum = sumTerms(b[base:], in.wstart, in.wterms)
+		in.lastSum = in.wsum
+	}
 	if split {
 		cuts = in.wholeCuts(cuts, base)
 	}

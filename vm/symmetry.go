@@ -398,7 +398,7 @@ func (m *Machine) bestOrder(perm []int32, tries int) {
 		for i, p := range try {
 			m.symInv[p] = int32(i)
 		}
-		cur, _ = m.encode(cur[:0], nil, false, try, m.symInv)
+		cur, _ = m.encode(cur[:0], nil, false, try, m.symInv, true)
 		if k == 0 || bytes.Compare(cur, best) < 0 {
 			best, cur = cur, best
 			copy(perm, try)
@@ -656,7 +656,7 @@ func (m *Machine) Twins(rep []int32) []int32 {
 			m.symTry = append(m.symTry, int32(k))
 		}
 		m.symTry[i-1], m.symTry[i] = int32(i), int32(i-1)
-		try, _ = m.encode(try[:0], nil, false, m.symTry, m.symTry) // a transposition is its own inverse
+		try, _ = m.encode(try[:0], nil, false, m.symTry, m.symTry, true) // a transposition is its own inverse
 		m.canon.SetOwners(nil)
 		if bytes.Equal(base, try) {
 			rep[i] = rep[i-1]
