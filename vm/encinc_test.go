@@ -78,6 +78,22 @@ func walkDFSBy(m *vm.Machine, limit int, key func() string) int {
 	return len(seen)
 }
 
+// walkMachine returns a machine for the program at path, initialised,
+// with collector gc and dead variable reduction if dead.
+func walkMachine(t *testing.T, path string, gc vm.GC, dead bool) *vm.Machine {
+	t.Helper()
+	p, err := asm.AssembleFile(path, asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: gc, DeadLocals: dead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init()
+	return m
+}
+
 // TestEncode_incremental walks every model and conformance program with
 // each collector, plain and split, with dead variable reduction, and
 // compares every incremental encoding with a whole one (vm.CheckEncoding
@@ -92,15 +108,7 @@ func TestEncode_incremental(t *testing.T) {
 			split bool
 		}{{vm.GCMarkSweep, false, false}, {vm.GCMemoised, false, true}, {vm.GCMarkSweep, true, true}} {
 			t.Run(fmt.Sprintf("%s/gc=%v/dead=%v/split=%v", name, c.gc, c.dead, c.split), func(t *testing.T) {
-				p, err := asm.AssembleFile(path, asm.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: c.gc, DeadLocals: c.dead})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m.Init()
+				m := walkMachine(t, path, c.gc, c.dead)
 				walkDFS(m, 3000, c.split)
 			})
 		}
@@ -181,15 +189,7 @@ func TestFingerprint_incremental(t *testing.T) {
 			dead bool
 		}{{vm.GCMarkSweep, false}, {vm.GCMemoised, true}} {
 			t.Run(fmt.Sprintf("%s/gc=%v/dead=%v", name, c.gc, c.dead), func(t *testing.T) {
-				p, err := asm.AssembleFile(path, asm.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: c.gc, DeadLocals: c.dead})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m.Init()
+				m := walkMachine(t, path, c.gc, c.dead)
 				bad := 0
 				var want []uint64
 				walkDFSWith(m, 3000, true, func(enc []byte, cuts []int32) {
@@ -206,8 +206,7 @@ func TestFingerprint_incremental(t *testing.T) {
 				// The same walk with fingerprints only (EncodeFingerprint,
 				// as hash compaction and the certifier run it): the same
 				// fingerprints in the same order.
-				m, _ = vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: c.gc, DeadLocals: c.dead})
-				m.Init()
+				m = walkMachine(t, path, c.gc, c.dead)
 				var got []uint64
 				walkDFSBy(m, 3000, func() string {
 					fp := m.EncodeFingerprint()
