@@ -200,13 +200,7 @@ func (m *Machine) saved(s *Snapshot) {
 		return
 	}
 	if in.lastKind == lastIncFP {
-		// Write the encoding now: it is the new base. The state and the
-		// numbering are the ones the fingerprint was computed with.
-		out, ok := m.rewrite(in.last[:0], true)
-		if !ok {
-			panic("vm: an incremental encoding failed where its fingerprint did not")
-		}
-		in.last, in.lastKind = out, lastInc
+		in.materialize() // it is the new base
 	}
 	switch in.lastKind {
 	case lastInc:
@@ -331,6 +325,22 @@ func (m *Machine) rollBack(b *encBack) {
 	in.lastKind, in.lastVer = lastBase, m.version
 	in.lastSum = in.sum
 	in.rolls++
+}
+
+// materialize writes the last encoding, made for its fingerprint only,
+// whole: the base's records, with those of the dirty components that
+// EncodeFingerprint wrote (in fpBuf, in the order of in.dirty).
+func (in *incEnc) materialize() {
+	out := in.last[:0]
+	prev, q := int32(0), 0
+	for i, k := range in.dirty {
+		out = append(out, in.enc[in.start[prev]:in.start[k]]...)
+		out = append(out, in.fpBuf[q:q+int(in.newLen[i])]...)
+		q += int(in.newLen[i])
+		prev = k + 1
+	}
+	in.last = append(out, in.enc[in.start[prev]:]...)
+	in.lastKind = lastInc
 }
 
 // promote makes the last (incremental) encoding the base.
