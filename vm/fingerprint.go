@@ -70,12 +70,7 @@ func term(k int, rec []byte) uint64 {
 // at cuts (as EncodeSplit gives them). It is what Machine.Fingerprint
 // returns after the encoding, computed from scratch.
 func Fingerprint(enc []byte, cuts []int32) uint64 {
-	var sum uint64
-	start := 0
-	for k, end := range cuts {
-		sum += term(k, enc[start:end])
-		start = int(end)
-	}
+	_, sum := sumTerms(enc, 0, cuts, nil)
 	return mix(sum)
 }
 
@@ -84,15 +79,17 @@ func Fingerprint(enc []byte, cuts []int32) uint64 {
 // visited set and the FP maps of search-carrying code.
 func (m *Machine) Fingerprint() uint64 { return mix(m.inc.lastSum) }
 
-// sumTerms returns the terms of the components of enc that start at
-// start (and the last ends at its last entry), in terms, and their sum.
-func sumTerms(enc []byte, start []int32, terms []uint64) ([]uint64, uint64) {
+// sumTerms returns the terms of the components of enc, the first
+// starting at from and each ending at its entry of ends, in terms, and
+// their sum.
+func sumTerms(enc []byte, from int32, ends []int32, terms []uint64) ([]uint64, uint64) {
 	terms = terms[:0]
 	var sum uint64
-	for k := 0; k+1 < len(start); k++ {
-		t := term(k, enc[start[k]:start[k+1]])
+	for k, end := range ends {
+		t := term(k, enc[from:end])
 		terms = append(terms, t)
 		sum += t
+		from = end
 	}
 	return terms, sum
 }

@@ -192,6 +192,12 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 	in := &m.inc
 	if order == nil && in.ok && !m.noInc {
 		m.canon = &m.canons[in.bc]
+		if full && !split && in.lastKind == lastIncFP && in.lastVer == m.version {
+			// EncodeFingerprint wrote this state's changed records
+			// already: assemble the encoding from them.
+			in.materialize()
+			return append(b, in.last...), cuts
+		}
 		if out, ok := m.encodeInc(b, full); ok {
 			in.hits++
 			n := len(cuts)
@@ -212,7 +218,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 		m.canon = &m.canons[1-in.bc]
 		base := len(b)
 		b = m.encodeWhole(b, nil, nil, true)
-		in.wterms, in.wsum = sumTerms(b[base:], in.wstart, in.wterms)
+		in.wterms, in.wsum = sumTerms(b[base:], in.wstart[0], in.wstart[1:], in.wterms)
 		in.lastSum = in.wsum
 		in.last = append(in.last[:0], b[base:]...)
 		in.lastVer, in.lastKind = m.version, lastWhole
@@ -230,7 +236,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 	base := len(b)
 	b = m.encodeWhole(b, order, inv, rec)
 	if rec {
-		in.wterms, in.wsum = sumTerms(b[base:], in.wstart, in.wterms)
+		in.wterms, in.wsum = sumTerms(b[base:], in.wstart[0], in.wstart[1:], in.wterms)
 		in.lastSum = in.wsum
 	}
 	if split {
