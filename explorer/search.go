@@ -447,7 +447,7 @@ func (s *search) explore() {
 // stackBytes is Stats.StackBytes.
 func (s *search) stackBytes() int64 {
 	n := int64(cap(s.stack))*int64(unsafe.Sizeof(frame{})) + int64(cap(s.trans)+cap(s.chain))*int64(unsafe.Sizeof(vm.Trans{})) +
-		int64(cap(s.deep)) + int64(cap(s.snaps)+cap(s.spare))*8
+		int64(cap(s.deep)) + int64(cap(s.snaps)+cap(s.spare))*8 + int64(cap(s.sleeps))*int64(unsafe.Sizeof(sleepFrame{}))
 	for _, sn := range s.snaps {
 		if sn != nil {
 			n += sn.Bytes()
@@ -456,7 +456,7 @@ func (s *search) stackBytes() int64 {
 	for _, sn := range s.spare {
 		n += sn.Bytes()
 	}
-	return n + s.m.SpareBytes()
+	return n + s.m.SnapshotBytes()
 }
 
 // result sums up the search.
@@ -513,7 +513,8 @@ type search struct {
 	trans  []vm.Trans
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
-	stack  []frame // DFS
+	stack  []frame      // DFS
+	sleeps []sleepFrame // DFS with sleep sets: one per frame
 	rng    *rand.Rand
 	snaps  []*vm.Snapshot
 	window int            // DFS: levels this far below the top lose their snapshots (0: never; see evict)
@@ -1159,7 +1160,10 @@ func (s *search) wake(id int32, z uint64) {
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), sleep: sleep, cur: -1, again: again})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), again: again})
+	if s.sleeping {
+		s.sleeps = append(s.sleeps, sleepFrame{sleep: sleep, cur: -1})
+	}
 	if !again {
 		s.setOnStack(id, s.lastFP, true)
 	}
@@ -1254,32 +1258,38 @@ const DeltaSnapDepth = 1024
 var deltaSnapDepth = DeltaSnapDepth
 
 // frame is a DFS level. (Fields are ordered so that the struct packs into
-// 80 bytes: one per level of stacks millions of levels deep.)
+// 56 bytes: one per level of stacks millions of levels deep; what only
+// sleep sets need is in a sleepFrame.)
 type frame struct {
 	deep int64 // lossy store, no snapshot: the state's encoding is s.deep[deep:], or -1
 	fp   uint64
-	// With sleep sets: the threads asleep here (not explored), and the
-	// threads all of whose transitions here have been explored (asleep in
-	// the states their later siblings reach, see stillAsleep). again: a
-	// frame that explores woken transitions of a state whose own frame is
-	// below it on the stack (it leaves the state marked as on the stack).
-	// cur is the thread of the transition being explored (-1: none), and
-	// curTaint says its subtree may hold a state not expanded; awake are
-	// the threads with such a transition here (they never sleep), taint
-	// says this state's subtree may hold one (see Options.Sleep).
+	// again: a frame that explores woken transitions of a state whose own
+	// frame is below it on the stack (it leaves the state marked as on the
+	// stack). With sleep sets, curTaint says the subtree of the transition
+	// being explored may hold a state not expanded, and taint says this
+	// state's subtree may hold one (see Options.Sleep).
+	parentSnap      int32 // the nearest level below whose snapshot is set, or -1
+	id              int32
+	start, end      int32 // the transitions to explore: s.trans[start:end]
+	full            int32 // all its enabled transitions: s.trans[start:full]
+	next            int32
+	cs              int32 // with Options.Chain: its current transition's chained ones are s.chain[cs:] (up to the next frame's cs)
+	snap            bool  // snaps[level] holds this state
+	snapped         bool  // it did once (then it was evicted if it no longer does)
+	anyNew          bool  // some transition explored so far reached a new state
+	curTaint, taint bool
+	again           bool
+}
+
+// sleepFrame is what a DFS level needs with sleep sets (search.sleeps,
+// one per frame): the threads asleep here (not explored); the threads all
+// of whose transitions here have been explored (asleep in the states
+// their later siblings reach, see stillAsleep); awake, the threads with a
+// transition here whose subtree may hold a state not expanded (they never
+// sleep); cur, the thread of the transition being explored (-1: none).
+type sleepFrame struct {
 	sleep, done, awake uint64
-	parentSnap         int32 // the nearest level below whose snapshot is set, or -1
-	id                 int32
-	start, end         int32 // the transitions to explore: s.trans[start:end]
-	full               int32 // all its enabled transitions: s.trans[start:full]
-	next               int32
-	cs                 int32 // with Options.Chain: its current transition's chained ones are s.chain[cs:] (up to the next frame's cs)
 	cur                int32
-	snap               bool // snaps[level] holds this state
-	snapped            bool // it did once (then it was evicted if it no longer does)
-	anyNew             bool // some transition explored so far reached a new state
-	curTaint, taint    bool
-	again              bool
 }
 
 // expandFully makes a reduced DFS level explore all its transitions, as
@@ -1328,7 +1338,10 @@ func (s *search) push(id int32, start int, z uint64) {
 	s.shuffleRange(start, end)
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
-	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), cur: -1, sleep: z})
+	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain))})
+	if s.sleeping {
+		s.sleeps = append(s.sleeps, sleepFrame{sleep: z, cur: -1})
+	}
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
 }
@@ -1372,8 +1385,12 @@ func (s *search) dfs() {
 			return
 		}
 		top := &s.stack[len(s.stack)-1]
-		if s.sleeping && top.cur >= 0 {
-			s.settle(top)
+		var sl *sleepFrame // with sleep sets, top's
+		if s.sleeping {
+			sl = &s.sleeps[len(s.sleeps)-1]
+			if sl.cur >= 0 {
+				s.settle(top, sl)
+			}
 		}
 		if top.next == top.end && top.end < top.full && s.proviso == ProvisoDuplicate && !top.anyNew {
 			s.expandFully(top)
@@ -1399,6 +1416,9 @@ func (s *search) dfs() {
 			}
 			s.trans = s.trans[:top.start]
 			s.stack = s.stack[:len(s.stack)-1]
+			if s.sleeping {
+				s.sleeps = s.sleeps[:len(s.sleeps)-1]
+			}
 			if s.window > 0 {
 				s.low = min(s.low, len(s.stack))
 				s.unsnap(len(s.stack))
@@ -1410,7 +1430,7 @@ func (s *search) dfs() {
 		var z uint64 // with sleep sets, that of the state tr leads to
 		var fc vm.Footprint
 		nt := 0
-		if s.sleeping && top.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
+		if s.sleeping && sl.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
 			// Only a fully expanded state leaves out sleeping threads: a
 			// reduced one explores all it was reduced to, so that a cycle
 			// it lies on is seen by the stack proviso (a persistent set all
@@ -1428,8 +1448,8 @@ func (s *search) dfs() {
 			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
 		}
 		if s.sleeping {
-			top.cur = tr.Thread
-			z = (top.sleep | top.done) &^ threadBit(tr.Thread)
+			sl.cur = tr.Thread
+			z = (sl.sleep | sl.done) &^ threadBit(tr.Thread)
 			if z != 0 {
 				s.sleepers(z)
 				fc = s.m.NextFootprint(tr.Thread)
@@ -1530,26 +1550,26 @@ func (s *search) dfs() {
 	}
 }
 
-// settle notes, with sleep sets, that the transition of thread top.cur
-// has been explored, its subtree included: the thread sleeps in the states
-// top's later transitions reach once none of its transitions remain to
-// explore here, unless one of them had a subtree with a state not
-// expanded.
-func (s *search) settle(top *frame) {
-	b := threadBit(top.cur)
+// settle notes, with sleep sets, that the transition of thread sl.cur
+// has been explored at top (sl is top's sleepFrame), its subtree
+// included: the thread sleeps in the states top's later transitions reach
+// once none of its transitions remain to explore here, unless one of them
+// had a subtree with a state not expanded.
+func (s *search) settle(top *frame, sl *sleepFrame) {
+	b := threadBit(sl.cur)
 	if top.curTaint {
-		top.awake |= b
+		sl.awake |= b
 		top.taint = true
 		top.curTaint = false
 	}
 	for _, u := range s.trans[top.next:top.end] {
-		if u.Thread == top.cur {
-			top.cur = -1
+		if u.Thread == sl.cur {
+			sl.cur = -1
 			return
 		}
 	}
-	top.done |= b &^ top.awake
-	top.cur = -1
+	sl.done |= b &^ sl.awake
+	sl.cur = -1
 }
 
 // taint notes that the top frame's current transition may lead to a state
@@ -1637,8 +1657,8 @@ func (s *search) snapAt(level int) *vm.Snapshot {
 // snapshot), so every level below an evicted one is evicted too, and a
 // level decoded keeps no delta below it. The snapshot's memory is saved
 // into again at the next level that needs one (vm.Machine.Release, which
-// hands the copies of threads it shares over to the nearest snapshot
-// above it and detaches that one from it).
+// lets go of its copies of threads, those the nearest snapshot above it
+// shares staying that one's, and detaches that one from it).
 func (s *search) evict(e int) {
 	if !s.stack[e].snap {
 		return

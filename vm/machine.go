@@ -149,9 +149,11 @@ type Machine struct {
 	canons [2]heap.Canon
 	// shadow holds the heap and statics of the delta snapshot shadowAt,
 	// the one saved or restored last (see Snapshot).
-	shadow   fullCopy
-	shadowAt *Snapshot
-	keeps    []*fullCopy // heap copies of full snapshots since saved into as deltas, for the next Save
+	shadow    fullCopy
+	shadowAt  *Snapshot
+	keeps     []*fullCopy // heap copies of full snapshots since saved into as deltas, for the next Save
+	copies    []*Thread   // copies of threads no snapshot holds, for the next saves (see saveThreads)
+	copyBytes int64       // the memory of every copy of a thread made for snapshots
 
 	fault    Fault
 	faulted  bool

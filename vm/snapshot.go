@@ -4,7 +4,6 @@ package vm
 
 import (
 	"bytes"
-	"slices"
 	"unsafe"
 
 	"mcvm/heap"
@@ -41,11 +40,9 @@ import (
 type Snapshot struct {
 	clock   uint64
 	parent  *Snapshot // a delta's parent
-	full    *fullCopy // a full snapshot's heap and statics (Save); nil for a delta (SaveDelta)
-	keep    *fullCopy // the copy a full snapshot had, kept for its next Save
+	keep    *fullCopy // a full snapshot's heap and statics (Save); a delta's (undo.delta), once full, kept for its next Save
 	undo    undo      // a delta's way back to its parent
-	threads []*Thread // the threads as they were (with the stamps they had): this snapshot's copies or its ancestors'
-	owned   []*Thread // the copies this snapshot made, their frames, values and records its own; reused by its next Save
+	threads []*Thread // the threads as they were (with the stamps they had): copies shared by the snapshots that hold them (see Thread.refs)
 	encBack encBack   // the way back from this state's encoding to its parent's (see incEnc)
 }
 
@@ -69,6 +66,7 @@ func (c *fullCopy) set(h *heap.Heap, statics []int64) {
 type undo struct {
 	objs, data, statics int32 // the parent's lengths
 	nObj, nData         int32
+	delta               bool // the snapshot is a delta (SaveDelta): its heap and statics are this undo, not keep (here, it fills padding)
 	ent                 []int64
 }
 
@@ -85,8 +83,8 @@ func (m *Machine) Save(s, parent *Snapshot) {
 			s.keep = new(fullCopy)
 		}
 	}
-	s.full, s.parent = s.keep, nil
-	s.full.set(&st.Heap, st.Statics)
+	s.undo.delta, s.parent = false, nil
+	s.keep.set(&st.Heap, st.Statics)
 	m.saveThreads(s, parent)
 	m.saved(s)
 }
@@ -114,7 +112,7 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 		}
 		s.keep = nil
 	}
-	s.full, s.parent = nil, parent
+	s.undo.delta, s.parent = true, parent
 	u := &s.undo
 	sh := &m.shadow
 	u.objs, u.data, u.statics = int32(len(sh.heap.Objs)), int32(len(sh.heap.Data)), int32(len(sh.statics))
@@ -129,36 +127,62 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 }
 
 // saveThreads copies the threads into s, sharing parent's copies of those
-// that did not change since it was saved.
+// that did not change since it was saved. A copy is shared by every
+// snapshot whose list holds it and counts them (Thread.refs); the copies
+// that s's old list alone held go back to the machine's spares
+// (Machine.copies) and are saved into first.
 func (m *Machine) saveThreads(s, parent *Snapshot) {
 	m.clock++
 	s.clock = m.clock
+	m.dropThreads(s)
 	if cap(s.threads) < len(m.S.Threads) {
 		// The exact size: deep stacks keep one such slice per level.
 		s.threads = make([]*Thread, 0, len(m.S.Threads))
 	}
-	s.threads = s.threads[:0]
-	n := 0
 	for i, t := range m.S.Threads {
 		if parent != nil && i < len(parent.threads) && t.stamp < parent.clock {
-			s.threads = append(s.threads, parent.threads[i])
+			c := parent.threads[i]
+			c.refs++
+			s.threads = append(s.threads, c)
 			continue
 		}
-		if n == len(s.owned) {
-			s.owned = append(s.owned, &Thread{})
+		var c *Thread
+		if n := len(m.copies); n > 0 {
+			c, m.copies = m.copies[n-1], m.copies[:n-1]
+			m.copyBytes -= copyBytes(c)
+		} else {
+			c = new(Thread)
 		}
-		c := s.owned[n]
-		n++
 		frames, stack, pending := c.Frames, c.Stack, c.Pending
 		*c = *t
+		c.refs = 1
 		c.Frames = append(frames[:0], t.Frames...)
 		c.Stack = append(stack[:0], t.Stack...)
 		c.Pending = pending[:0]
 		if len(t.Pending) > 0 {
 			c.Pending = append(c.Pending, t.Pending...)
 		}
+		m.copyBytes += copyBytes(c)
 		s.threads = append(s.threads, c)
 	}
+}
+
+// dropThreads empties s's list of threads, putting the copies no other
+// snapshot holds with the machine's spares.
+func (m *Machine) dropThreads(s *Snapshot) {
+	for i, c := range s.threads {
+		if c.refs--; c.refs == 0 {
+			m.copies = append(m.copies, c)
+		}
+		s.threads[i] = nil
+	}
+	s.threads = s.threads[:0]
+}
+
+// copyBytes returns the memory of a snapshot's copy of a thread.
+func copyBytes(c *Thread) int64 {
+	return int64(unsafe.Sizeof(*c)) + int64(cap(c.Frames))*int64(unsafe.Sizeof(Frame{})) +
+		int64(cap(c.Stack))*int64(unsafe.Sizeof(Value{})) + int64(cap(c.Pending))*int64(unsafe.Sizeof(Pending{}))
 }
 
 // Restore makes s the machine's state again.
@@ -166,8 +190,8 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.version++
 	m.invDirty = true
 	st := &m.S
-	src := s.full
-	if src == nil {
+	src := s.keep
+	if s.undo.delta {
 		m.rollback(s)
 		src = &m.shadow
 	}
@@ -191,6 +215,7 @@ func (m *Machine) Restore(s *Snapshot) {
 			c := s.threads[i]
 			frames, stack, pending := t.Frames, t.Stack, t.Pending
 			*t = *c
+			t.refs = 0
 			t.Frames = append(frames[:0], c.Frames...)
 			t.Stack = append(stack[:0], c.Stack...)
 			t.Pending = pending[:0]
@@ -203,14 +228,11 @@ func (m *Machine) Restore(s *Snapshot) {
 }
 
 // Bytes returns the memory s holds: the snapshot, its thread list, its
-// own copies of threads, its heap (a full copy kept, or a delta) and its
-// encoding's way back (capacities, as allocated).
+// heap (a full copy kept, or a delta) and its encoding's way back
+// (capacities, as allocated). The copies of threads, which snapshots
+// share, are counted by Machine.SnapshotBytes.
 func (s *Snapshot) Bytes() int64 {
-	n := int64(unsafe.Sizeof(*s)) + int64(cap(s.threads)+cap(s.owned))*8 + int64(cap(s.undo.ent))*8 + int64(cap(s.encBack.data))
-	for _, t := range s.owned {
-		n += int64(unsafe.Sizeof(*t)) + int64(cap(t.Frames))*int64(unsafe.Sizeof(Frame{})) +
-			int64(cap(t.Stack))*int64(unsafe.Sizeof(Value{})) + int64(cap(t.Pending))*int64(unsafe.Sizeof(Pending{}))
-	}
+	n := int64(unsafe.Sizeof(*s)) + int64(cap(s.threads))*8 + int64(cap(s.undo.ent))*8 + int64(cap(s.encBack.data))
 	if s.keep != nil {
 		n += s.keep.bytes()
 	}
@@ -223,10 +245,12 @@ func (c *fullCopy) bytes() int64 {
 		int64(cap(c.heap.Data)+cap(c.statics))*8
 }
 
-// SpareBytes returns the memory of the heap copies the machine keeps for
-// the next full snapshots (see SaveDelta).
-func (m *Machine) SpareBytes() int64 {
-	var n int64
+// SnapshotBytes returns the memory the machine keeps for snapshots
+// besides their own (Snapshot.Bytes): every copy of a thread made for
+// them, held or spare, and the heap copies kept for the next full
+// snapshots (see SaveDelta).
+func (m *Machine) SnapshotBytes() int64 {
+	n := m.copyBytes + int64(cap(m.copies))*8
 	for _, c := range m.keeps {
 		n += c.bytes()
 	}
@@ -236,29 +260,18 @@ func (m *Machine) SpareBytes() int64 {
 // Release gives up snapshot s, which will not be restored or saved
 // against again, so that its memory can be saved into again (Save,
 // SaveDelta) at any level: child, if not nil, is the snapshot saved
-// with s as its nearest ancestor. It takes over the copies of threads it
-// shares with s (so saving into s cannot change them; every snapshot
-// that shares one of them shares it through child) and stops referring
-// to s: its delta, if it is one, ends the shadow's walks back (child
-// itself is still restored correctly), and what it kept to turn its
-// encoding back into s's is dropped. (The incremental encoder's other
-// references to s are checked against its clock, which the next save into
-// s advances.)
+// with s as its nearest ancestor. s lets go of its copies of threads (the
+// ones child shares stay child's), and child stops referring to s: its
+// delta, if it is one, ends the shadow's walks back (child itself is
+// still restored correctly), and what it kept to turn its encoding back
+// into s's is dropped. (The incremental encoder's other references to s
+// are checked against its clock, which the next save into s advances.)
 func (m *Machine) Release(s, child *Snapshot) {
 	if child != nil {
-		for i := 0; i < len(s.owned); i++ {
-			if slices.Contains(child.threads, s.owned[i]) {
-				child.owned = append(child.owned, s.owned[i])
-				last := len(s.owned) - 1
-				s.owned[i], s.owned[last] = s.owned[last], nil
-				s.owned = s.owned[:last]
-				i--
-			}
-		}
 		child.detach()
 	}
 	s.detach()
-	s.threads = s.threads[:0]
+	m.dropThreads(s)
 }
 
 // detach makes s stop referring to its parent and the parent's encoding.
@@ -286,7 +299,7 @@ func (m *Machine) ForgetShadow() { m.shadowAt = nil }
 // holds, since each delta is exactly the difference from the shadow as
 // it was.
 func (m *Machine) rollback(s *Snapshot) {
-	for m.shadowAt != s && m.shadowAt != nil && m.shadowAt.full == nil {
+	for m.shadowAt != s && m.shadowAt != nil && m.shadowAt.undo.delta {
 		u, sh := &m.shadowAt.undo, &m.shadow
 		o, d := 2*int(u.nObj), 2*int(u.nObj+u.nData)
 		sh.heap.Objs = undoObjs(sh.heap.Objs, int(u.objs), u.ent[:o])
@@ -297,10 +310,10 @@ func (m *Machine) rollback(s *Snapshot) {
 	if m.shadowAt == s {
 		return
 	}
-	if s.full == nil {
+	if s.undo.delta {
 		panic("vm: a delta snapshot restored or used as a parent is not on the path of deltas from the last one")
 	}
-	m.shadow.set(&s.full.heap, s.full.statics)
+	m.shadow.set(&s.keep.heap, s.keep.statics)
 	m.shadowAt = s
 }
 
