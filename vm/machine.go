@@ -151,9 +151,9 @@ type Machine struct {
 	// the one saved or restored last (see Snapshot).
 	shadow    fullCopy
 	shadowAt  *Snapshot
-	keeps     []*fullCopy // heap copies of full snapshots since saved into as deltas, for the next Save
-	copies    []*Thread   // copies of threads no snapshot holds, for the next saves (see saveThreads)
-	copyBytes int64       // the memory of every copy of a thread made for snapshots
+	keeps     []*fullCopy   // heap copies of full snapshots since saved into as deltas, for the next Save
+	copies    []*threadCopy // copies of threads no snapshot holds, for the next saves (see saveThreads)
+	copyBytes int64         // the memory of every copy of a thread made for snapshots
 
 	fault    Fault
 	faulted  bool

@@ -42,7 +42,7 @@ type Snapshot struct {
 	parent  *Snapshot // a delta's parent
 	keep    *fullCopy // a full snapshot's heap and statics (Save); a delta's (undo.delta), once full, kept for its next Save
 	undo    undo      // a delta's way back to its parent
-	threads []*Thread // the threads as they were (with the stamps they had): copies shared by the snapshots that hold them (see Thread.refs)
+	threads []*threadCopy // the threads as they were (with the stamps they had): copies shared by the snapshots that hold them
 	encBack encBack   // the way back from this state's encoding to its parent's (see incEnc)
 }
 
@@ -126,18 +126,100 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 	m.saved(s)
 }
 
+// threadCopy is a snapshot's copy of a thread: its fields, and its
+// frames, values and pending records in one array of values (a frame is
+// the size of a value, a pending record of one and a half; see
+// valueFrames). A copy is 64 bytes and its array, where a Thread with its
+// three arrays took 176 bytes for a thread of one frame and three values:
+// a deep depth-first stack keeps about one copy per level. Saving and
+// restoring stay copies of memory. A copy is shared by every snapshot
+// whose thread list holds it, and counts them (refs).
+type threadCopy struct {
+	stamp     uint64
+	vals      []Value // the frames, the values, the pending records (the rest)
+	ID        int32
+	Obj       heap.Ref
+	WaitObj   heap.Ref
+	WaitCount int32
+	nFrames   int32
+	nStack    int32
+	refs      int32
+	Status    Status
+}
+
+// Frames and pending records are kept in arrays of values (threadCopy):
+// none of the three holds pointers, a frame is the size of a value, and a
+// pending record is a whole number of words. These fail to compile
+// otherwise.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(Frame{}) - unsafe.Sizeof(Value{})]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(Value{}) - unsafe.Sizeof(Frame{})]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(Pending{}) % 8]struct{}{}
+)
+
+// valueFrames views values as frames, one per value.
+func valueFrames(v []Value) []Frame {
+	return unsafe.Slice((*Frame)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+// valuePending views values as n pending records (pendingValues(n) of
+// them).
+func valuePending(v []Value, n int) []Pending {
+	_ = v[pendingValues(n)-1]
+	return unsafe.Slice((*Pending)(unsafe.Pointer(unsafe.SliceData(v))), n)
+}
+
+// pendingValues returns how many values hold n pending records.
+func pendingValues(n int) int {
+	return (n*int(unsafe.Sizeof(Pending{})) + int(unsafe.Sizeof(Value{})) - 1) / int(unsafe.Sizeof(Value{}))
+}
+
+// save makes c a copy of t, reusing c's array.
+func (c *threadCopy) save(t *Thread) {
+	c.stamp, c.ID, c.Obj, c.WaitObj, c.WaitCount, c.Status = t.stamp, t.ID, t.Obj, t.WaitObj, t.WaitCount, t.Status
+	nf, ns, np := len(t.Frames), len(t.Stack), len(t.Pending)
+	c.nFrames, c.nStack = int32(nf), int32(ns)
+	n := nf + ns + pendingValues(np)
+	if cap(c.vals) < n {
+		c.vals = make([]Value, n)
+	}
+	v := c.vals[:n]
+	copy(valueFrames(v[:nf]), t.Frames)
+	copy(v[nf:nf+ns], t.Stack)
+	if np > 0 {
+		copy(valuePending(v[nf+ns:], np), t.Pending)
+	}
+	c.vals = v
+}
+
+// restore makes t the thread c copied, reusing t's arrays.
+func (c *threadCopy) restore(t *Thread) {
+	t.stamp, t.ID, t.Obj, t.WaitObj, t.WaitCount, t.Status = c.stamp, c.ID, c.Obj, c.WaitObj, c.WaitCount, c.Status
+	nf, ns := int(c.nFrames), int(c.nStack)
+	v := c.vals
+	t.Frames = append(t.Frames[:0], valueFrames(v[:nf])...)
+	t.Stack = append(t.Stack[:0], v[nf:nf+ns]...)
+	t.Pending = t.Pending[:0]
+	if rest := len(v) - nf - ns; rest > 0 {
+		// rest values hold the most records that fit (pendingValues
+		// rounds up by less than a record).
+		if np := rest * int(unsafe.Sizeof(Value{})) / int(unsafe.Sizeof(Pending{})); np > 0 {
+			t.Pending = append(t.Pending, valuePending(v[nf+ns:], np)...)
+		}
+	}
+}
+
 // saveThreads copies the threads into s, sharing parent's copies of those
-// that did not change since it was saved. A copy is shared by every
-// snapshot whose list holds it and counts them (Thread.refs); the copies
-// that s's old list alone held go back to the machine's spares
-// (Machine.copies) and are saved into first.
+// that did not change since it was saved. The copies that s's old list
+// alone held go back to the machine's spares (Machine.copies) and are
+// saved into first.
 func (m *Machine) saveThreads(s, parent *Snapshot) {
 	m.clock++
 	s.clock = m.clock
 	m.dropThreads(s)
 	if cap(s.threads) < len(m.S.Threads) {
 		// The exact size: deep stacks keep one such slice per level.
-		s.threads = make([]*Thread, 0, len(m.S.Threads))
+		s.threads = make([]*threadCopy, 0, len(m.S.Threads))
 	}
 	for i, t := range m.S.Threads {
 		if parent != nil && i < len(parent.threads) && t.stamp < parent.clock {
@@ -146,23 +228,16 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 			s.threads = append(s.threads, c)
 			continue
 		}
-		var c *Thread
+		var c *threadCopy
 		if n := len(m.copies); n > 0 {
 			c, m.copies = m.copies[n-1], m.copies[:n-1]
-			m.copyBytes -= copyBytes(c)
+			m.copyBytes -= c.bytes()
 		} else {
-			c = new(Thread)
+			c = new(threadCopy)
 		}
-		frames, stack, pending := c.Frames, c.Stack, c.Pending
-		*c = *t
+		c.save(t)
 		c.refs = 1
-		c.Frames = append(frames[:0], t.Frames...)
-		c.Stack = append(stack[:0], t.Stack...)
-		c.Pending = pending[:0]
-		if len(t.Pending) > 0 {
-			c.Pending = append(c.Pending, t.Pending...)
-		}
-		m.copyBytes += copyBytes(c)
+		m.copyBytes += c.bytes()
 		s.threads = append(s.threads, c)
 	}
 }
@@ -179,10 +254,9 @@ func (m *Machine) dropThreads(s *Snapshot) {
 	s.threads = s.threads[:0]
 }
 
-// copyBytes returns the memory of a snapshot's copy of a thread.
-func copyBytes(c *Thread) int64 {
-	return int64(unsafe.Sizeof(*c)) + int64(cap(c.Frames))*int64(unsafe.Sizeof(Frame{})) +
-		int64(cap(c.Stack))*int64(unsafe.Sizeof(Value{})) + int64(cap(c.Pending))*int64(unsafe.Sizeof(Pending{}))
+// bytes returns the memory of c.
+func (c *threadCopy) bytes() int64 {
+	return int64(unsafe.Sizeof(*c)) + int64(cap(c.vals))*int64(unsafe.Sizeof(Value{}))
 }
 
 // Restore makes s the machine's state again.
@@ -212,16 +286,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	}
 	for i, t := range st.Threads {
 		if i >= live || t.stamp >= s.clock {
-			c := s.threads[i]
-			frames, stack, pending := t.Frames, t.Stack, t.Pending
-			*t = *c
-			t.refs = 0
-			t.Frames = append(frames[:0], c.Frames...)
-			t.Stack = append(stack[:0], c.Stack...)
-			t.Pending = pending[:0]
-			if len(c.Pending) > 0 {
-				t.Pending = append(t.Pending, c.Pending...)
-			}
+			s.threads[i].restore(t)
 		}
 	}
 	m.restored(s)

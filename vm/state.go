@@ -86,7 +86,6 @@ type Thread struct {
 	Obj       heap.Ref // its Thread object
 	WaitObj   heap.Ref // the object waited on (waiting, notified)
 	WaitCount int32    // the monitor count to restore after wait
-	refs      int32    // a snapshot's copy: the snapshots whose thread lists hold it (it fills padding)
 	Frames    []Frame
 	Stack     []Value
 	Pending   []Pending // exception handling under way, usually none
