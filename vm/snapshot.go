@@ -39,11 +39,11 @@ import (
 // ones until it is restored past are deltas too.
 type Snapshot struct {
 	clock   uint64
-	parent  *Snapshot // a delta's parent
-	keep    *fullCopy // a full snapshot's heap and statics (Save); a delta's (undo.delta), once full, kept for its next Save
-	undo    undo      // a delta's way back to its parent
+	parent  *Snapshot     // a delta's parent
+	keep    *fullCopy     // a full snapshot's heap and statics (Save); a delta's (undo.delta), once full, kept for its next Save
+	undo    undo          // a delta's way back to its parent
 	threads []*threadCopy // the threads as they were (with the stamps they had): copies shared by the snapshots that hold them
-	encBack encBack   // the way back from this state's encoding to its parent's (see incEnc)
+	encBack encBack       // the way back from this state's encoding to its parent's (see incEnc)
 }
 
 // fullCopy is a copy of the heap and statics: a full snapshot's, or the
