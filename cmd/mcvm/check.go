@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -130,11 +131,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return sf.report(stdout, stderr, "check", model, p, m, opts, res, nil)
 }
 
+// releaseAfter is the memory of a search's store and stack from which
+// report returns it to the system before it builds the report.
+const releaseAfter = 4 << 20
+
 // report prints a search's (or certification's) outcome as check does,
 // with the script's figures if sc is set, writes the trail if asked, and
 // returns the exit code.
 func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *bytecode.Program, m *vm.Machine,
 	opts explorer.Options, res *explorer.Result, sc *scriptFigures) int {
+	if res.Stats.StoreBytes+res.Stats.StackBytes >= releaseAfter {
+		// The search's store and stack are garbage now: give their memory
+		// back before the counterexample is replayed and the report
+		// built, so that those do not raise the process's peak above the
+		// search's (with --json on philo N = 8 they did, by 1.3 MiB).
+		debug.FreeOSMemory()
+	}
 	var steps []explorer.Step
 	var ends []threadEnd
 	gran := m.Options().Granularity
