@@ -1415,6 +1415,9 @@ func (s *search) dfs() {
 				s.deep = s.deep[:top.deep]
 			}
 			s.trans = s.trans[:top.start]
+			if l := len(s.stack) - 1; l < len(s.snaps) && s.snaps[l] != nil {
+				s.m.Discard(s.snaps[l])
+			}
 			s.stack = s.stack[:len(s.stack)-1]
 			if s.sleeping {
 				s.sleeps = s.sleeps[:len(s.sleeps)-1]

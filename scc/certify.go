@@ -975,6 +975,9 @@ func (c *certifier) follow(e *Entry) error {
 		}
 		c.setOnStack(top.id, false)
 		c.trans, c.done, c.need, c.where = c.trans[:top.start], c.done[:top.start], c.need[:top.start], c.where[:2*top.start]
+		if level < len(c.snaps) {
+			c.m.Discard(c.snaps[level])
+		}
 		c.stack = c.stack[:level]
 		if c.loaded >= level {
 			c.loaded = -1

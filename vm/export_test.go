@@ -108,3 +108,20 @@ func (m *Machine) RolledBack() uint64 { return m.inc.rolls }
 // PokeSlot writes slot i of object r without logging the write, as an
 // executor that forgot to would (for the test that the check finds it).
 func (m *Machine) PokeSlot(r heap.Ref, i int, v int64) { m.S.Heap.Slots(r)[i] = v }
+
+// CopiesHeld returns how many copies of threads m has made for snapshots
+// and not got back as spares, and how many distinct copies the thread
+// lists of snaps hold.
+func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int) {
+	all := map[*threadCopy]bool{}
+	for _, s := range snaps {
+		for _, c := range s.threads {
+			all[c] = true
+		}
+	}
+	spare := map[*threadCopy]bool{}
+	for _, c := range m.copies {
+		spare[c] = true
+	}
+	return m.made - len(spare), len(all)
+}

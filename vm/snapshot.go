@@ -40,7 +40,7 @@ import (
 type Snapshot struct {
 	clock   uint64
 	parent  *Snapshot     // a delta's parent
-	keep    *fullCopy     // a full snapshot's heap and statics (Save); a delta's (undo.delta), once full, kept for its next Save
+	keep    *fullCopy     // a full snapshot's copy of the heap and statics (Save); nil for a delta (SaveDelta, undo.delta)
 	undo    undo          // a delta's way back to its parent
 	threads []*threadCopy // the threads as they were (with the stamps they had): copies shared by the snapshots that hold them
 	encBack encBack       // the way back from this state's encoding to its parent's (see incEnc)
@@ -234,6 +234,7 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 			m.copyBytes -= c.bytes()
 		} else {
 			c = new(threadCopy)
+			m.made++
 		}
 		c.save(t)
 		c.refs = 1
@@ -338,6 +339,16 @@ func (m *Machine) Release(s, child *Snapshot) {
 	s.detach()
 	m.dropThreads(s)
 }
+
+// Discard tells the machine that s will not be restored, or saved
+// against, before it is saved into again (a depth-first level popped): its
+// copies of threads that no other snapshot holds go back to the spares.
+// Without it a snapshot left behind by a deeper level that the search
+// returned from held its copies, and those of its ancestors, until the
+// next save into it (MolDyn: an eighth more memory). s stays as it was
+// otherwise: a rollback of the shadow may walk through its delta, and the
+// encoder through its way back.
+func (m *Machine) Discard(s *Snapshot) { m.dropThreads(s) }
 
 // detach makes s stop referring to its parent and the parent's encoding.
 func (s *Snapshot) detach() {
