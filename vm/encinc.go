@@ -76,6 +76,7 @@ type incEnc struct {
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
 	whole   bool       // the next encoding must be whole (allocation, log full)
+	freed   bool       // the collector freed objects since the base (unlogged: the encoding never holds them; see undoLogged)
 
 	snap      *Snapshot // the snapshot the base was saved to (or nil)
 	snapClock uint64    // and its clock then
@@ -164,7 +165,7 @@ func (m *Machine) replaced() { m.inc.ok = false }
 // clearLog empties the write log: the state is the base.
 func (in *incEnc) clearLog() {
 	in.log = in.log[:0]
-	in.statics, in.whole = false, false
+	in.statics, in.whole, in.freed = false, false, false
 }
 
 // recordInc makes the state just encoded whole with the base's numbering

@@ -66,6 +66,7 @@ func (m *Machine) CollectGarbage() int {
 	if freed > 0 {
 		// A freed object's monitor is free: HoldsMonitor looks again.
 		m.holds = m.holds[:0]
+		m.inc.freed = true
 	}
 	return freed
 }

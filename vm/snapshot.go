@@ -4,6 +4,7 @@ package vm
 
 import (
 	"bytes"
+	"slices"
 	"unsafe"
 
 	"mcvm/heap"
@@ -270,10 +271,12 @@ func (m *Machine) Restore(s *Snapshot) {
 		m.rollback(s)
 		src = &m.shadow
 	}
-	st.Heap.CopyFrom(&src.heap)
-	st.Statics = st.Statics[:0]
-	if len(src.statics) > 0 { // (an append of nothing still calls memmove)
-		st.Statics = append(st.Statics, src.statics...)
+	if !m.undoLogged(s, src) {
+		st.Heap.CopyFrom(&src.heap)
+		st.Statics = st.Statics[:0]
+		if len(src.statics) > 0 { // (an append of nothing still calls memmove)
+			st.Statics = append(st.Statics, src.statics...)
+		}
 	}
 	n := len(s.threads)
 	for len(m.pool) < n {
@@ -291,6 +294,38 @@ func (m *Machine) Restore(s *Snapshot) {
 		}
 	}
 	m.restored(s)
+}
+
+// undoLogged gives the active heap and statics back src's contents, s's,
+// by copying only what the transitions since s was saved or restored
+// wrote, if the incremental encoder's write log says what that was: s is
+// its base, the log is complete and no object was allocated (Restore of
+// the state a transition came from, the most frequent in a depth-first
+// search, where copying the whole heap was 5% of the time on
+// philosophers N = 8). It reports whether it did.
+func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
+	in, h, sh := &m.inc, &m.S.Heap, &src.heap
+	if !in.ok || in.whole || in.freed || in.snap != s || in.snapClock != s.clock ||
+		len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(src.statics) {
+		return false
+	}
+	for _, r := range in.log {
+		if r < 1 || int(r) > len(sh.Objs) {
+			return false // (not written by a transition: see Restore's copy)
+		}
+	}
+	for _, r := range in.log {
+		o := &sh.Objs[r-1]
+		h.Objs[r-1] = *o
+		copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
+	}
+	if in.statics {
+		copy(m.S.Statics, src.statics)
+	}
+	if checkInc && (!slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics)) {
+		panic("vm: a restore by the write log differs from the snapshot's copy")
+	}
+	return true
 }
 
 // Bytes returns the memory s holds: the snapshot, its thread list, its
