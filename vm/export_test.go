@@ -109,19 +109,22 @@ func (m *Machine) RolledBack() uint64 { return m.inc.rolls }
 // executor that forgot to would (for the test that the check finds it).
 func (m *Machine) PokeSlot(r heap.Ref, i int, v int64) { m.S.Heap.Slots(r)[i] = v }
 
-// CopiesHeld returns how many copies of threads m has made for snapshots
-// and not got back as spares, and how many distinct copies the thread
-// lists of snaps hold.
-func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int) {
-	all := map[*threadCopy]bool{}
+// CopiesHeld returns the memory of the copies of threads m has made for
+// snapshots and not got back as spares, and that of the distinct copies
+// the thread lists of snaps hold.
+func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int64) {
+	seen := map[*threadCopy]bool{}
 	for _, s := range snaps {
 		for _, c := range s.threads {
-			all[c] = true
+			if !seen[c] {
+				seen[c] = true
+				listed += c.bytes()
+			}
 		}
 	}
-	spare := map[*threadCopy]bool{}
+	held = m.copyBytes
 	for _, c := range m.copies {
-		spare[c] = true
+		held -= c.bytes()
 	}
-	return m.made - len(spare), len(all)
+	return held, listed
 }

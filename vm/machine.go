@@ -154,7 +154,6 @@ type Machine struct {
 	keeps     []*fullCopy   // heap copies of full snapshots since saved into as deltas, for the next Save
 	copies    []*threadCopy // copies of threads no snapshot holds, for the next saves (see saveThreads)
 	copyBytes int64         // the memory of every copy of a thread made for snapshots
-	made      int           // copies of threads made for snapshots
 
 	fault    Fault
 	faulted  bool

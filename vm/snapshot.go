@@ -235,7 +235,6 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 			m.copyBytes -= c.bytes()
 		} else {
 			c = new(threadCopy)
-			m.made++
 		}
 		c.save(t)
 		c.refs = 1
@@ -311,10 +310,10 @@ func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
 	}
 	for _, r := range in.log {
 		if r < 1 || int(r) > len(sh.Objs) {
-			return false // (not written by a transition: see Restore's copy)
+			// Not written by a transition: Restore copies the whole heap,
+			// over what this loop copied so far.
+			return false
 		}
-	}
-	for _, r := range in.log {
 		o := &sh.Objs[r-1]
 		h.Objs[r-1] = *o
 		copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])

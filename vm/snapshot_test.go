@@ -29,7 +29,7 @@ func TestSnapshot_discard(t *testing.T) {
 				t.Helper()
 				held, listed := m.CopiesHeld(snaps[:len(stack)])
 				if held != listed {
-					t.Fatalf("%d states: the machine holds %d copies of threads, the %d levels on the stack %d", len(seen), held, len(stack), listed)
+					t.Fatalf("%d states: the machine holds %d bytes of copies of threads, the %d levels on the stack %d", len(seen), held, len(stack), listed)
 				}
 			}
 			push := func() {
