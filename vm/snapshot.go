@@ -175,13 +175,16 @@ func pendingValues(n int) int {
 	return (n*int(unsafe.Sizeof(Pending{})) + int(unsafe.Sizeof(Value{})) - 1) / int(unsafe.Sizeof(Value{}))
 }
 
-// save makes c a copy of t, reusing c's array.
-func (c *threadCopy) save(t *Thread) {
+// save makes c a copy of t, reusing c's array, and returns the bytes c
+// grew by.
+func (c *threadCopy) save(t *Thread) int64 {
 	c.stamp, c.ID, c.Obj, c.WaitObj, c.WaitCount, c.Status = t.stamp, t.ID, t.Obj, t.WaitObj, t.WaitCount, t.Status
 	nf, ns, np := len(t.Frames), len(t.Stack), len(t.Pending)
 	c.nFrames, c.nStack = int32(nf), int32(ns)
 	n := nf + ns + pendingValues(np)
+	var grew int64
 	if cap(c.vals) < n {
+		grew = int64(n-cap(c.vals)) * int64(unsafe.Sizeof(Value{}))
 		c.vals = make([]Value, n)
 	}
 	v := c.vals[:n]
@@ -191,6 +194,7 @@ func (c *threadCopy) save(t *Thread) {
 		copy(valuePending(v[nf+ns:], np), t.Pending)
 	}
 	c.vals = v
+	return grew
 }
 
 // restore makes t the thread c copied, reusing t's arrays.
@@ -232,13 +236,12 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 		var c *threadCopy
 		if n := len(m.copies); n > 0 {
 			c, m.copies = m.copies[n-1], m.copies[:n-1]
-			m.copyBytes -= c.bytes()
 		} else {
 			c = new(threadCopy)
+			m.copyBytes += int64(unsafe.Sizeof(*c))
 		}
-		c.save(t)
+		m.copyBytes += c.save(t)
 		c.refs = 1
-		m.copyBytes += c.bytes()
 		s.threads = append(s.threads, c)
 	}
 }
