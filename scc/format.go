@@ -18,9 +18,9 @@
 //	payload   = init:columns body:columns subgraphs:varint*   ; each: value - the count the body's tags imply
 //	columns   = tags threads instrs choices news ids syncs
 //	tags      = tag:byte per entry
-//	tag       = op:2 bits | last:1 << 2 | hasChoice:1 << 3 | sameThread:1 << 4   ; bits 5-7 zero
+//	tag       = op:2 bits | last:1 << 2 | hasChoice:1 << 3 | expThread:1 << 4    ; bits 5-7 zero
 //	op        = 0 backtrack | 1 new state | 2 visited state | 3 fault (no state)
-//	threads   = per transition without sameThread: uvarint
+//	threads   = per transition without expThread: varint (thread - expected thread), not 0
 //	instrs    = per transition: k:byte (k < 8: the thread's k-th recent instruction)
 //	            | 0xff opcode:byte [a:varint] [b:varint]
 //	choices   = per transition with hasChoice: uvarint
@@ -30,8 +30,11 @@
 //	            new-state and visited-ID columns since the last) and uvarint (growth of lastNew)
 //
 // An entry's fields are the next items of the columns it uses; a backtrack
-// is its tag 0 alone. thread is omitted when sameThread is set (the
-// previous transition's thread); the operands follow the opcode's operand
+// is its tag 0 alone. thread is omitted when expThread is set: the
+// expected thread is the one after the thread of the previous transition
+// from the same state, 0 for a state's first (the coder follows the
+// section's depth-first stack: a new-state entry enters a level, a
+// backtrack leaves one). The operands follow the opcode's operand
 // kind (bytecode.Info). Each thread has a move-to-front list of the (at
 // most 8) distinct instructions that began its recent transitions in the
 // section: an instruction in it is coded by its index and moved to the
@@ -40,14 +43,19 @@
 // and of a full script, the root in a task's body). prevVisited[t] is the
 // ID of the previous visited-state entry of thread t in the same section
 // (0 at first). Before entries syncEvery, 2*syncEvery, ... of a section
-// is a sync point: the coder forgets prevThread, prevVisited and the
-// instruction lists there, so decoding can start at one. Fields in
+// is a sync point: the coder forgets its stack of levels (keeping one, of
+// unknown depth), prevVisited and the instruction lists there, so decoding
+// can start at one. Fields in
 // columns of their own and instructions coded against the thread's recent
 // ones make scripts 2.2x smaller than version 1, where each entry's fields
 // were together (docs/scc-format.md). Version 3 codes each Subgraphs value
 // as its difference from the count the body's tags imply
 // (impliedSubgraphs), zero for an honest script: 1.06x-3.9x smaller
-// scripts than version 2.
+// scripts than version 2. Version 4 predicts each transition's thread from
+// its state's previous transition (expThread) instead of taking the previous
+// entry's: 0-9% smaller scripts than version 3, most where the search
+// revisits most (benchmarks/RESULTS.md, "Threads coded against the state's
+// previous transition").
 
 package scc
 
@@ -66,9 +74,10 @@ import (
 )
 
 // FormatVersion is the version of the script format written and read.
-// Version 1 had no columns and version 2 wrote the Subgraphs values
-// themselves (docs/scc-format.md); both are refused.
-const FormatVersion = 3
+// Version 1 had no columns, version 2 wrote the Subgraphs values
+// themselves and version 3 coded a transition's thread against the
+// previous entry's (docs/scc-format.md); all are refused.
+const FormatVersion = 4
 
 const magic = "MCVMSCC\n"
 
@@ -112,10 +121,10 @@ const (
 )
 
 const (
-	tagLast       = 1 << 2
-	tagChoice     = 1 << 3
-	tagSameThread = 1 << 4
-	tagUnused     = 0xe0
+	tagLast      = 1 << 2
+	tagChoice    = 1 << 3
+	tagExpThread = 1 << 4
+	tagUnused    = 0xe0
 )
 
 var opNames = [...]string{"backtrack", "new", "visited", "fault"}
@@ -332,17 +341,17 @@ func (m *mtf) front(k int, in bytecode.Instr) {
 
 // coder holds the context entries are coded against.
 type coder struct {
-	prevThread int32
-	lastNew    int32
-	prevOld    []int32 // per thread: the last visited-state ID
-	mtfs       []mtf   // per thread: recent instructions
-	out        Columns // encoding
-	in         Columns // decoding
-	off        [nCols]int
-	n          int        // entries coded so far
-	nextSync   int        // the entry before which the next sync point comes
-	syncAt     [nCols]int // the columns' offsets at the last sync point (colTag: unused)
-	syncNew    int32      // lastNew at the last sync point
+	sibs     []int32 // per level of the section's DFS stack: the thread of its last transition coded (-1: none yet)
+	lastNew  int32
+	prevOld  []int32 // per thread: the last visited-state ID
+	mtfs     []mtf   // per thread: recent instructions
+	out      Columns // encoding
+	in       Columns // decoding
+	off      [nCols]int
+	n        int        // entries coded so far
+	nextSync int        // the entry before which the next sync point comes
+	syncAt   [nCols]int // the columns' offsets at the last sync point (colTag: unused)
+	syncNew  int32      // lastNew at the last sync point
 }
 
 // syncCols are the columns whose offsets a sync point gives.
@@ -350,7 +359,7 @@ var syncCols = [...]int{colThread, colInstr, colChoice, colNew, colID}
 
 // reset forgets the per-thread context (at a sync point).
 func (c *coder) reset() {
-	c.prevThread = -1
+	c.sibs = c.sibs[:0]
 	c.prevOld = c.prevOld[:0]
 	c.mtfs = c.mtfs[:0]
 }
@@ -431,6 +440,7 @@ func (c *coder) mtfOf(t int32) *mtf {
 // clone returns a copy of c's decoding context.
 func (c *coder) clone() coder {
 	d := *c
+	d.sibs = append([]int32(nil), c.sibs...)
 	d.prevOld = append([]int32(nil), c.prevOld...)
 	d.mtfs = append([]mtf(nil), c.mtfs...)
 	d.out = Columns{}
@@ -438,7 +448,41 @@ func (c *coder) clone() coder {
 }
 
 func newCoder(lastNew int32) coder {
-	return coder{prevThread: -1, lastNew: lastNew, syncNew: lastNew, nextSync: syncEvery}
+	return coder{lastNew: lastNew, syncNew: lastNew, nextSync: syncEvery}
+}
+
+// expected returns the thread predicted for the next transition: the one
+// after the thread of the last transition coded from the same state (0 for
+// the state's first). Depth-first search tries a state's threads in order,
+// so the prediction holds for most transitions of an unreduced search. The
+// stack of levels starts empty at a sync point (one level, unknown depth):
+// encoder and decoder keep it alike, so a wrong prediction costs bytes only.
+func (c *coder) expected() int32 {
+	if len(c.sibs) == 0 {
+		c.sibs = append(c.sibs, -1)
+	}
+	return c.sibs[len(c.sibs)-1] + 1
+}
+
+// moved notes that the section's next transition, from the top level, was
+// thread t's, and that it entered a new state if isNew.
+func (c *coder) moved(t int32, isNew bool) {
+	c.sibs[len(c.sibs)-1] = t
+	if isNew {
+		c.sibs = append(c.sibs, -1)
+	}
+}
+
+// backtracked notes a backtrack: the top level is left (at the bottom
+// level, whose depth a section started at a sync point does not know, it
+// starts again).
+func (c *coder) backtracked() {
+	switch n := len(c.sibs); {
+	case n > 1:
+		c.sibs = c.sibs[:n-1]
+	case n == 1:
+		c.sibs[0] = -1
+	}
 }
 
 // appendEntry encodes e.
@@ -449,6 +493,7 @@ func (c *coder) appendEntry(e *Entry) {
 	c.n++
 	if e.Op == OpBacktrack {
 		c.out[colTag] = append(c.out[colTag], 0)
+		c.backtracked()
 		return
 	}
 	tag := byte(e.Op)
@@ -458,14 +503,15 @@ func (c *coder) appendEntry(e *Entry) {
 	if e.Choice != 0 {
 		tag |= tagChoice
 	}
-	if e.Thread == c.prevThread {
-		tag |= tagSameThread
+	exp := c.expected()
+	if e.Thread == exp {
+		tag |= tagExpThread
 	}
 	c.out[colTag] = append(c.out[colTag], tag)
-	if e.Thread != c.prevThread {
-		c.out[colThread] = binary.AppendUvarint(c.out[colThread], uint64(e.Thread))
-		c.prevThread = e.Thread
+	if e.Thread != exp {
+		c.out[colThread] = binary.AppendVarint(c.out[colThread], int64(e.Thread)-int64(exp))
 	}
+	c.moved(e.Thread, e.Op == OpNew)
 	m := c.mtfOf(e.Thread)
 	k := m.find(e.Instr)
 	if k >= 0 {
@@ -573,27 +619,30 @@ func (c *coder) decodeEntry(e *Entry) error {
 		if tag != 0 {
 			return errEntry
 		}
+		c.backtracked()
 		return nil
 	}
 	if tag&tagUnused != 0 {
 		return errEntry
 	}
-	if tag&tagSameThread != 0 {
-		if c.prevThread < 0 {
-			return errEntry
-		}
-		e.Thread = c.prevThread
+	exp := c.expected()
+	if tag&tagExpThread != 0 {
+		e.Thread = exp
 	} else {
-		x, err := c.u(colThread)
+		d, err := c.s(colThread)
 		if err != nil {
 			return err
 		}
-		if x >= 1<<16 || int32(x) == c.prevThread {
+		// The writer sets the tag bit for the expected thread (d = 0).
+		if d == 0 || d < -int64(exp) || d >= 1<<16-int64(exp) {
 			return errEntry
 		}
-		e.Thread = int32(x)
-		c.prevThread = e.Thread
+		e.Thread = exp + int32(d)
 	}
+	if e.Thread >= 1<<16 {
+		return errEntry
+	}
+	c.moved(e.Thread, e.Op == OpNew)
 	m := c.mtfOf(e.Thread)
 	k, err := c.byte1(colInstr)
 	if err != nil {

@@ -402,7 +402,7 @@ func scanScript(s *Script) (*scan, error) {
 		if err := c.readSync(); err != nil {
 			return nil, corrupt(int64(at), "bad sync point before entry %d", at)
 		}
-		cp := coder{prevThread: -1, lastNew: c.syncNew, in: s.Body, n: at, nextSync: at + syncEvery, syncAt: c.syncAt, syncNew: c.syncNew}
+		cp := coder{lastNew: c.syncNew, in: s.Body, n: at, nextSync: at + syncEvery, syncAt: c.syncAt, syncNew: c.syncNew}
 		cp.off = c.syncAt
 		cp.off[colTag], cp.off[colSync] = at, c.off[colSync]
 		sc.cps = append(sc.cps, checkpoint{at, cp})
