@@ -90,6 +90,14 @@ func Split(s *Script, k int) (*Partition, error) {
 			}
 		}
 	}
+	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit {
+		// Still uneven: the greedy choices took a region whose rest could
+		// not be evened out. The smallest largest task cut bottom-up may
+		// do better.
+		if p, ok := pl.minMax(k); ok && p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
+			plan = p
+		}
+	}
 	cur := pl.cur // the Subgraphs list again after each plan
 	for _, r := range plan.roots {
 		// The region's entries: those after the one introducing r up to the
@@ -336,6 +344,111 @@ func (pl *planner) plan(k int, f int64) cutPlan {
 	}
 	pl.chg, pl.cut = pl.chg[:0], pl.cut[:0]
 	return p
+}
+
+// minMax plans the cuts with the smallest largest task, by the Subgraphs
+// list: a binary search for the least bound B for which cutting bottom-up
+// leaves at most k tasks. Bottom-up, a state's region is what is left of
+// it after the cuts below it; where that is more than B, the state's
+// children whose regions are left largest are cut first until it is not
+// (Kundu and Misra's rule, which leaves the fewest parts of at most B in a
+// tree). The roots come descendants first (decreasing IDs), as Split cuts
+// them. It reports false when the work would pass replanWork or no bound
+// works (a Subgraphs list that does not add up).
+func (pl *planner) minMax(k int) (cutPlan, bool) {
+	sc, sub, drop := pl.sc, pl.sub, pl.drop
+	n := len(sub)
+	if n < 2 || k < 2 || int64(n)*64 > replanWork {
+		return cutPlan{}, false
+	}
+	// The children of each state, in CSR form, by ID.
+	first := make([]int32, n+1)
+	for v := 1; v < n; v++ {
+		first[sc.parent[v]+1]++
+	}
+	for v := 0; v < n; v++ {
+		first[v+1] += first[v]
+	}
+	kids := make([]int32, n-1)
+	fill := append([]int32(nil), first[:n]...)
+	for v := 1; v < n; v++ {
+		p := sc.parent[v]
+		kids[fill[p]] = int32(v)
+		fill[p]++
+	}
+	// The least bound: each state's own transitions (its region with every
+	// child cut). (An even share of the script is not one: in a trustful
+	// script a cut drops the transition into its root.)
+	lo, hi := int64(0), int64(0)
+	for v := 0; v < n; v++ {
+		own := sub[v]
+		for _, c := range kids[first[v]:first[v+1]] {
+			own -= sub[c] + drop
+		}
+		lo = max(lo, own)
+		hi = max(hi, sub[v])
+	}
+	acc := make([]int64, n)
+	rem := make([]int64, n)
+	cutAt := make([]bool, n)
+	var order []int32
+	// cuts returns the parts that cutting bottom-up with bound b leaves
+	// (k+1 as soon as it passes k), and the largest.
+	cuts := func(b int64) (int, int64) {
+		clear(rem)
+		clear(cutAt)
+		parts, largest := 1, int64(0)
+		for v := n - 1; v >= 0; v-- {
+			acc[v] = sub[v] - rem[v]
+			if acc[v] > b {
+				order = append(order[:0], kids[first[v]:first[v+1]]...)
+				slices.SortFunc(order, func(x, y int32) int {
+					if c := cmp.Compare(acc[y], acc[x]); c != 0 {
+						return c
+					}
+					return cmp.Compare(x, y)
+				})
+				for _, c := range order {
+					if acc[v] <= b {
+						break
+					}
+					cutAt[c] = true
+					largest = max(largest, acc[c])
+					acc[v] -= acc[c] + drop
+					rem[v] += acc[c] + drop
+					if parts++; parts > k {
+						return parts, largest
+					}
+				}
+				if acc[v] > b {
+					return k + 1, largest
+				}
+			}
+			if v > 0 {
+				rem[sc.parent[v]] += rem[v]
+			}
+		}
+		return parts, max(largest, acc[0])
+	}
+	if parts, _ := cuts(hi); parts > k {
+		return cutPlan{}, false
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if parts, _ := cuts(mid); parts <= k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	_, largest := cuts(hi)
+	p := cutPlan{largest: largest}
+	for v := n - 1; v > 0; v-- {
+		if cutAt[v] {
+			p.roots = append(p.roots, int32(v))
+		}
+	}
+	return p, true
 }
 
 // span is a range [lo, hi) of a script's entries.

@@ -5,6 +5,7 @@ package scc
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
@@ -181,6 +182,86 @@ func TestSortByValue(t *testing.T) {
 		sort.SliceStable(want, func(i, j int) bool { return sub[want[i]] < sub[want[j]] })
 		if !slices.Equal(got, want) {
 			t.Errorf("sortByValue(%v) = %v, want %v", sub, got, want)
+		}
+	}
+}
+
+// TestMinMax_optimal compares the bottom-up plan (planner.minMax) with every
+// choice of at most k-1 cuts on small random trees, full and trustful: its
+// largest task is the least any choice leaves, its roots come descendants
+// first, and they leave the largest task it reports.
+func TestMinMax_optimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	for trial := 0; trial < 400; trial++ {
+		n := 2 + rng.IntN(9)
+		k := 2 + rng.IntN(4)
+		drop := int64(trial % 2)
+		parent := make([]int32, n)
+		parent[0] = -1
+		for v := 1; v < n; v++ {
+			parent[v] = int32(rng.IntN(v))
+		}
+		own := make([]int64, n)
+		for v := range own {
+			own[v] = int64(rng.IntN(6))
+		}
+		sub := append([]int64(nil), own...)
+		for v := n - 1; v > 0; v-- {
+			sub[parent[v]] += sub[v] + drop
+		}
+		// parts returns the tasks that cutting at the states in cut leave.
+		parts := func(cut []bool) []int64 {
+			left := append([]int64(nil), sub...)
+			for v := n - 1; v > 0; v-- {
+				if cut[v] {
+					for a := parent[v]; a >= 0; a = parent[a] {
+						left[a] -= left[v] + drop // as Split does
+					}
+				}
+			}
+			out := []int64{left[0]}
+			for v := 1; v < n; v++ {
+				if cut[v] {
+					out = append(out, left[v])
+				}
+			}
+			return out
+		}
+		best := int64(-1)
+		for mask := 0; mask < 1<<(n-1); mask++ {
+			cut := make([]bool, n)
+			c := 0
+			for v := 1; v < n; v++ {
+				if mask>>(v-1)&1 != 0 {
+					cut[v] = true
+					c++
+				}
+			}
+			if c > k-1 {
+				continue
+			}
+			if m := slices.Max(parts(cut)); best < 0 || m < best {
+				best = m
+			}
+		}
+		pl := &planner{sc: &scan{parent: parent}, sub: sub, drop: drop, total: sub[0]}
+		p, ok := pl.minMax(k)
+		name := fmt.Sprintf("trial %d (n=%d k=%d drop=%d parent=%v sub=%v)", trial, n, k, drop, parent, sub)
+		if !ok {
+			t.Fatalf("%s: minMax made no plan", name)
+		}
+		if p.largest != best {
+			t.Fatalf("%s: minMax largest %d, the best choice leaves %d", name, p.largest, best)
+		}
+		if len(p.roots) > k-1 || !slices.IsSortedFunc(p.roots, func(a, b int32) int { return int(b - a) }) {
+			t.Fatalf("%s: roots %v: want at most %d, descendants first", name, p.roots, k-1)
+		}
+		cut := make([]bool, n)
+		for _, r := range p.roots {
+			cut[r] = true
+		}
+		if m := slices.Max(parts(cut)); m != p.largest {
+			t.Fatalf("%s: roots %v leave a largest task of %d, minMax says %d", name, p.roots, m, p.largest)
 		}
 	}
 }
