@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -42,6 +43,7 @@ type searchFlags struct {
 	trail      *string
 	progress   *bool
 	noProgress *bool
+	cpuProfile *string
 	// porMode and proviso are what --por and --proviso chose (verify's
 	// and certify's --por, with the stack proviso), for the report.
 	porMode por.Mode
@@ -61,6 +63,27 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.trail = fs.String("trail", "", "write the counterexample to this trail `FILE` (replay it with mcvm replay)")
 	f.progress = fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
 	f.noProgress = fs.Bool("no-progress", false, "never print progress lines")
+	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof; cmd/mcvm/default.pgo is made of such profiles)")
+}
+
+// profile starts the CPU profile --cpuprofile asks for; the caller runs
+// the returned stop when the command ends.
+func (f *searchFlags) profile() (stop func(), err error) {
+	if *f.cpuProfile == "" {
+		return func() {}, nil
+	}
+	out, err := os.Create(*f.cpuProfile)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		out.Close()
+	}, nil
 }
 
 // options returns the explorer options the flags ask for.
@@ -98,6 +121,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	stop, err := sf.profile()
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	defer stop()
 	model := fs.Arg(0)
 	gran, err := sf.mf.gran()
 	if err != nil {

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -600,5 +602,40 @@ func TestCheck_deadLocals(t *testing.T) {
 	}
 	if code, out, errs := runMain(append(append([]string{"replay"}, small...), trail, rt)...); code != exitViolation || !strings.Contains(out, "verdict:     assertion") {
 		t.Errorf("replay of a --dead-locals trail: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestCPUProfile checks that --cpuprofile writes a profile (gzipped
+// protobuf) for check, verify and certify, and that a file it cannot
+// create is a usage error, not a run without a profile.
+func TestCPUProfile(t *testing.T) {
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Skip("the test binary is profiling already (go test -cpuprofile)")
+	}
+	pprof.StopCPUProfile()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.scc")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"check", []string{"check", "-D", "N=3", "--continue", philoOK}, exitOK},
+		{"verify", []string{"verify", "--continue", "--script", script, "-D", "N=3", philoOK}, exitOK},
+		{"certify", []string{"certify", "--continue", "--script", script, "-D", "N=3", philoOK}, exitOK},
+	} {
+		prof := filepath.Join(dir, tc.name+".prof")
+		code, _, stderr := runMain(append([]string{tc.args[0], "--cpuprofile", prof}, tc.args[1:]...)...)
+		if code != tc.code {
+			t.Fatalf("%s --cpuprofile: exit %d, want %d; stderr:\n%s", tc.name, code, tc.code, stderr)
+		}
+		b, err := os.ReadFile(prof)
+		if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s --cpuprofile wrote %d bytes (%v), want a gzipped profile", tc.name, len(b), err)
+		}
+	}
+	code, _, stderr := runMain("check", "--cpuprofile", filepath.Join(dir, "no", "such", "dir", "p.prof"), philoOK)
+	if code != exitUsage || !strings.Contains(stderr, "--cpuprofile") {
+		t.Errorf("check --cpuprofile into a missing directory: exit %d, stderr %q; want %d naming the flag", code, stderr, exitUsage)
 	}
 }

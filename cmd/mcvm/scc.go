@@ -164,6 +164,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	stop, err := sf.profile()
+	if err != nil {
+		return fail(stderr, "verify", err)
+	}
+	defer stop()
 	if (*script == "") == (*trustful == "") {
 		return fail(stderr, "verify", fmt.Errorf("give exactly one of --script FILE and --trustful-script FILE"))
 	}
@@ -307,6 +312,11 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	stop, err := sf.profile()
+	if err != nil {
+		return fail(stderr, "certify", err)
+	}
+	defer stop()
 	model := fs.Arg(0)
 	n := 0
 	for _, s := range []string{*cf.script, *cf.task} {
