@@ -21,6 +21,10 @@ type Partition struct {
 	Tasks []*Script
 	Sizes []int64 // per task: transitions of its region
 	Init  []int   // per task: length of its init path
+	// Least is, where Split's first plans left a task more than a tenth
+	// above 1/k, the least largest task that any k regions of the script
+	// can have, by its Subgraphs list (0: not computed).
+	Least int64
 }
 
 // Split partitions complete script s into at most k tasks (Algorithm 3.2):
@@ -90,12 +94,16 @@ func Split(s *Script, k int) (*Partition, error) {
 			}
 		}
 	}
+	var least int64
 	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit {
 		// Still uneven: the greedy choices took a region whose rest could
 		// not be evened out. The smallest largest task cut bottom-up may
 		// do better.
-		if p, ok := pl.minMax(k); ok && p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
-			plan = p
+		if p, ok := pl.minMax(k); ok {
+			least = p.largest
+			if p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
+				plan = p
+			}
 		}
 	}
 	cur := pl.cur // the Subgraphs list again after each plan
@@ -147,7 +155,7 @@ func Split(s *Script, k int) (*Partition, error) {
 	if err != nil {
 		return nil, err
 	}
-	part := &Partition{}
+	part := &Partition{Least: least}
 	for ti, rg := range regions {
 		t := &Script{}
 		t.Header = s.Header

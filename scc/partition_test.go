@@ -5,10 +5,12 @@ package scc_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	"mcvm/por"
 	"mcvm/scc"
 	"mcvm/vm"
 )
@@ -134,6 +136,9 @@ func TestSplit_covers(t *testing.T) {
 				for _, n := range part.Sizes {
 					total += n
 				}
+				if part.Least > 0 && slices.Max(part.Sizes) < part.Least {
+					t.Errorf("%s: Least %d, but the tasks' largest is %d", name, part.Least, slices.Max(part.Sizes))
+				}
 				if !trustful && total != v.Stats.Transitions {
 					t.Errorf("%s: tasks hold %d transitions, the script %d", name, total, v.Stats.Transitions)
 				}
@@ -224,5 +229,32 @@ func TestSplit_viewMatchesFile(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSplit_least splits the raytracer's reduced script at its thesis
+// size, a spine of eleven legs of about 1,306 transitions each, into ten
+// tasks: no ten regions can take less than two legs in one, which Split
+// says (Partition.Least) and meets.
+func TestSplit_least(t *testing.T) {
+	if testing.Short() {
+		t.Skip("verifies the raytracer at its thesis size")
+	}
+	p := assemble(t, filepath.Join(modelsDir, "raytracer.mcasm"), nil)
+	r := reduction{por.All, "all/stack", true}
+	_, _, data := r.verify(t, p, vm.GranTransition, true, false)
+	s, err := scc.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := scc.Split(s, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Max(part.Sizes); part.Least != 2612 || got != part.Least {
+		t.Errorf("Split(raytracer, 10): largest task %d, Least %d; want both 2612 (two legs)", got, part.Least)
+	}
+	if part, err := scc.Split(s, 11); err != nil || slices.Max(part.Sizes) > 1400 {
+		t.Errorf("Split(raytracer, 11): sizes %v (%v); want every task within one leg and a bit", part.Sizes, err)
 	}
 }

@@ -86,6 +86,7 @@ type scriptFigures struct {
 	Tasks              int     `json:"tasks,omitempty"`
 	Jobs               int     `json:"jobs,omitempty"`
 	LargestTask        int64   `json:"largest_task_transitions,omitempty"`
+	LeastLargestTask   int64   `json:"least_largest_task_transitions,omitempty"` // where the tasks are uneven: the least largest task any K regions allow
 	AvgInitPath        float64 `json:"avg_init_path,omitempty"`
 	MaxInitPath        int     `json:"max_init_path,omitempty"`
 	PartitionS         float64 `json:"partition_s,omitempty"` // splitting and the tasks' init paths, replayed once for all
@@ -106,8 +107,12 @@ func (f *scriptFigures) print(w io.Writer) {
 		fmt.Fprintf(w, "fp map:      peak %d entries (%.1f%% of the states)\n", f.PeakFP, f.PeakFPPercent)
 	}
 	if f.Tasks > 0 {
-		fmt.Fprintf(w, "tasks:       %d in %d jobs; largest %d transitions; init paths avg %.1f max %d; partition %.3f s, largest task %.3f s, merge %.3f s (%d FP comparisons)\n",
-			f.Tasks, f.Jobs, f.LargestTask, f.AvgInitPath, f.MaxInitPath, f.PartitionS, f.LargestTaskS, f.MergeS, f.Comparisons)
+		least := ""
+		if f.LeastLargestTask > 0 {
+			least = fmt.Sprintf(" (no split into at most %d regions has one under %d)", f.Tasks, f.LeastLargestTask)
+		}
+		fmt.Fprintf(w, "tasks:       %d in %d jobs; largest %d transitions%s; init paths avg %.1f max %d; partition %.3f s, largest task %.3f s, merge %.3f s (%d FP comparisons)\n",
+			f.Tasks, f.Jobs, f.LargestTask, least, f.AvgInitPath, f.MaxInitPath, f.PartitionS, f.LargestTaskS, f.MergeS, f.Comparisons)
 	}
 }
 
@@ -697,7 +702,7 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 	res.Stats.Chained, res.Stats.ChainedReduced = mr.Chained, mr.ChainedRed
 	res.Stats.Elapsed = time.Since(start)
 	fig := figures(file, s, mr.Transitions)
-	fig.Tasks, fig.Jobs, fig.Comparisons = len(part.Tasks), *cf.jobs, mr.Comparisons
+	fig.Tasks, fig.Jobs, fig.Comparisons, fig.LeastLargestTask = len(part.Tasks), *cf.jobs, mr.Comparisons, part.Least
 	fig.PartitionS, fig.LargestTaskS, fig.MergeS = partS.Seconds(), largest.Seconds(), mergeS.Seconds()
 	var sum int
 	for i, n := range part.Sizes {
@@ -748,6 +753,9 @@ func runPartition(args []string, stdout, stderr io.Writer) int {
 		total += n
 	}
 	fmt.Fprintf(stdout, "mcvm partition %s: %d tasks, %d transitions\n", *script, len(part.Tasks), total)
+	if part.Least > 0 {
+		fmt.Fprintf(stdout, "  uneven: no split into at most %d regions has a largest task under %d transitions, %.1f%% of them\n", *k, part.Least, 100*float64(part.Least)/float64(max(total, 1)))
+	}
 	for i, t := range part.Tasks {
 		name := filepath.Join(*dir, fmt.Sprintf("task-%d", i+1))
 		b := scc.Encode(t)

@@ -332,3 +332,26 @@ func TestCertify_extraProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestPartition_uneven checks that partition and certify --tasks say when
+// no split into K regions can be even: philo_ok N = 3's reduced script
+// has 13 transitions, and no region smaller than 3 holds its largest part.
+func TestPartition_uneven(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "p.scc")
+	if code, out, errs := runMain("verify", "--continue", "--script", script, "-D", "N=3", philoOK); code != exitOK {
+		t.Fatalf("verify: %s%s", out, errs)
+	}
+	code, out, errs := runMain("partition", "--tasks", "8", "--script", script, "-o", filepath.Join(dir, "tasks"))
+	if code != exitOK || !strings.Contains(out, "uneven: no split into at most 8 regions has a largest task under 3 transitions") {
+		t.Errorf("partition --tasks 8: exit %d, want a line saying no split is under 3 transitions:\n%s%s", code, out, errs)
+	}
+	code, out, errs = runMain("certify", "--json", "--tasks", "8", "--continue", "--script", script, "-D", "N=3", philoOK)
+	if code != exitOK || !strings.Contains(out, `"least_largest_task_transitions": 3`) {
+		t.Errorf("certify --tasks 8 --json: exit %d, want least_largest_task_transitions 3:\n%s%s", code, out, errs)
+	}
+	code, out, _ = runMain("partition", "--tasks", "2", "--script", script, "-o", filepath.Join(dir, "tasks2"))
+	if code != exitOK || strings.Contains(out, "uneven: no split") {
+		t.Errorf("partition --tasks 2: exit %d, want no uneven line:\n%s", code, out)
+	}
+}
