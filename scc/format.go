@@ -930,7 +930,12 @@ func Read(data []byte) (*Script, error) {
 	}
 	h.Subgraphs = r.count()
 	if h.IsTask() {
-		h.Task, h.Tasks, h.Root = int(r.count()), int(r.count()), int32(r.count())
+		h.Task, h.Tasks = int(r.count()), int(r.count())
+		root := r.count()
+		if r.err == nil && root >= 1<<31 {
+			return nil, corrupt(-1, "bad root state %d in the task header", root)
+		}
+		h.Root = int32(root)
 	}
 	payloadLen := r.count()
 	sum := r.u64()

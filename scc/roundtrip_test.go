@@ -167,3 +167,30 @@ func TestRead_oldVersion(t *testing.T) {
 		t.Errorf("Read(version %d script) = %v", scc.FormatVersion, err)
 	}
 }
+
+// TestRead_taskRoot: a task header whose root state does not fit a state
+// ID is refused (it used to be truncated to 32 bits, a negative or wrong
+// root).
+func TestRead_taskRoot(t *testing.T) {
+	p := assemble(t, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
+	_, data := verify(t, p, vm.GranTransition, true, false)
+	s, err := scc.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := scc.Split(s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := part.Tasks[0]
+	task.Root = 1<<31 - 1
+	b := scc.Encode(task)
+	at := bytes.Index(b, []byte{0xff, 0xff, 0xff, 0xff, 0x07})
+	if at < 0 {
+		t.Fatal("the root's bytes are not in the header")
+	}
+	b[at+4] = 0x0f // 2^32-1: int32 -1 if truncated
+	if _, err := scc.Read(b); err == nil || !strings.Contains(err.Error(), "bad root state") {
+		t.Errorf("Read(task with root 2^32-1) = %v, want a refusal of the root", err)
+	}
+}
