@@ -53,9 +53,9 @@
 // (impliedSubgraphs), zero for an honest script: 1.06x-3.9x smaller
 // scripts than version 2. Version 4 predicts each transition's thread from
 // its state's previous transition (expThread) instead of taking the previous
-// entry's: 0-9% smaller scripts than version 3, most where the search
-// revisits most (benchmarks/RESULTS.md, "Threads coded against the state's
-// previous transition").
+// entry's: unreduced scripts 0.85x-1.00x the size of version 3's, reduced
+// ones 0.94x-1.06x (benchmarks/RESULTS.md, "Threads coded against the
+// state's previous transition").
 
 package scc
 
