@@ -243,18 +243,25 @@ func TestSplit_least(t *testing.T) {
 	p := assemble(t, filepath.Join(modelsDir, "raytracer.mcasm"), nil)
 	r := reduction{por.All, "all/stack", true}
 	_, _, data := r.verify(t, p, vm.GranTransition, true, false)
-	s, err := scc.Read(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	part, err := scc.Split(s, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, part := readSplit(t, data, 10)
 	if got := slices.Max(part.Sizes); part.Least != 2612 || got != part.Least {
 		t.Errorf("Split(raytracer, 10): largest task %d, Least %d; want both 2612 (two legs)", got, part.Least)
 	}
 	if part, err := scc.Split(s, 11); err != nil || slices.Max(part.Sizes) > 1400 {
 		t.Errorf("Split(raytracer, 11): sizes %v (%v); want every task within one leg and a bit", part.Sizes, err)
 	}
+}
+
+// readSplit reads an encoded script and splits it into k tasks.
+func readSplit(t testing.TB, data []byte, k int) (*scc.Script, *scc.Partition) {
+	t.Helper()
+	s, err := scc.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := scc.Split(s, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, part
 }

@@ -174,14 +174,7 @@ func TestRead_oldVersion(t *testing.T) {
 func TestRead_taskRoot(t *testing.T) {
 	p := assemble(t, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
 	_, data := verify(t, p, vm.GranTransition, true, false)
-	s, err := scc.Read(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	part, err := scc.Split(s, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, part := readSplit(t, data, 2)
 	task := part.Tasks[0]
 	task.Root = 1<<31 - 1
 	b := scc.Encode(task)
