@@ -633,8 +633,9 @@ func (c *coder) decodeEntry(e *Entry) error {
 		if err != nil {
 			return err
 		}
-		// The writer sets the tag bit for the expected thread (d = 0).
-		if d == 0 || d < -int64(exp) || d >= 1<<16-int64(exp) {
+		// The writer sets the tag bit for the expected thread (d = 0);
+		// the thread must be at least 0 (and below 2^16, checked next).
+		if d == 0 || d < -int64(exp) || d >= 1<<16 {
 			return errEntry
 		}
 		e.Thread = exp + int32(d)
@@ -930,12 +931,7 @@ func Read(data []byte) (*Script, error) {
 	}
 	h.Subgraphs = r.count()
 	if h.IsTask() {
-		h.Task, h.Tasks = int(r.count()), int(r.count())
-		root := r.count()
-		if r.err == nil && root >= 1<<31 {
-			return nil, corrupt(-1, "bad root state %d in the task header", root)
-		}
-		h.Root = int32(root)
+		h.Task, h.Tasks, h.Root = int(r.count()), int(r.count()), r.root()
 	}
 	payloadLen := r.count()
 	sum := r.u64()
@@ -1037,6 +1033,15 @@ func (r *hreader) u() uint64 {
 	}
 	r.off += n
 	return x
+}
+
+// root reads a task's root state, a state ID (below 2^31).
+func (r *hreader) root() int32 {
+	x := r.count()
+	if x >= 1<<31 && r.err == nil {
+		r.err = corrupt(-1, "bad root state %d in the header", x)
+	}
+	return int32(x)
 }
 
 // count reads a non-negative number that fits an int64 comfortably.

@@ -111,12 +111,7 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 	default:
 		return nil, corrupt(-1, "bad FP map flags")
 	}
-	m.Task, m.Tasks = int(r.count()), int(r.count())
-	root := r.count()
-	if r.err == nil && root >= 1<<31 {
-		return nil, corrupt(-1, "bad FP map root state %d", root)
-	}
-	m.Root = int32(root)
+	m.Task, m.Tasks, m.Root = int(r.count()), int(r.count()), r.root()
 	m.States, m.Transitions, m.Revisits, m.Errors, m.Instructions = r.count(), r.count(), r.count(), r.count(), r.count()
 	m.Chained, m.ChainedReduced = r.count(), r.count()
 	m.Verdict = r.str()

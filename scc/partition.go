@@ -87,21 +87,22 @@ func Split(s *Script, k int) (*Partition, error) {
 	var regions []region
 	pl := newPlanner(sc, s.Subgraph, drop)
 	plan := pl.plan(k, scales[0])
-	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit && plan.work*int64(len(scales)-1) <= replanWork {
+	limit := (remaining*11 + int64(10*k) - 1) / int64(10*k) // a tenth above 1/k
+	if plan.largest > limit && plan.work*int64(len(scales)-1) <= replanWork {
 		for _, f := range scales[1:] {
-			if p := pl.plan(k, f); p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
+			if p := pl.plan(k, f); p.better(plan) {
 				plan = p
 			}
 		}
 	}
 	var least int64
-	if limit := (remaining*11 + int64(10*k) - 1) / int64(10*k); plan.largest > limit {
+	if plan.largest > limit {
 		// Still uneven: the greedy choices took a region whose rest could
 		// not be evened out. The smallest largest task cut bottom-up may
 		// do better.
 		if p, ok := pl.minMax(k); ok {
 			least = p.largest
-			if p.largest < plan.largest && len(p.roots) >= len(plan.roots) {
+			if p.better(plan) {
 				plan = p
 			}
 		}
@@ -193,6 +194,12 @@ type cutPlan struct {
 	roots   []int32
 	largest int64
 	work    int64 // the states looked at to make it
+}
+
+// better reports whether p leaves a smaller largest task than q, and no
+// fewer tasks.
+func (p cutPlan) better(q cutPlan) bool {
+	return p.largest < q.largest && len(p.roots) >= len(q.roots)
 }
 
 // replanWork bounds the work of planning again (the first plan's work
