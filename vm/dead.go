@@ -58,8 +58,8 @@ func (m *Machine) ZeroDeadLocals() {
 		return
 	}
 	m.version++
+	m.stampAll()
 	for _, t := range m.S.Threads {
-		t.stamp = m.clock
 		m.zeroDead(t)
 	}
 }

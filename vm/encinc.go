@@ -74,6 +74,12 @@ type incEnc struct {
 	fpBuf         []byte // what EncodeFingerprint writes
 
 	log     []heap.Ref // objects written since the base (repeats possible)
+	// The threads stamped since the state was last the base's (repeats
+	// possible; see stamp): only these can differ from the base's records.
+	// all: more than fit, every thread may differ.
+	touched [touchedMax]int32
+	nTouch  int
+	all     bool
 	statics bool       // a static was written since the base
 	whole   bool       // the next encoding must be whole (allocation, log full)
 	freed   bool       // the collector freed objects since the base (unlogged: the encoding never holds them; see undoLogged)
@@ -162,10 +168,44 @@ func (m *Machine) allocatedInc() { m.inc.whole = true }
 // snapshot: there is no base.
 func (m *Machine) replaced() { m.inc.ok = false }
 
-// clearLog empties the write log: the state is the base.
+// clearLog empties the write log and the list of threads stamped: the
+// state is the base.
 func (in *incEnc) clearLog() {
 	in.log = in.log[:0]
 	in.statics, in.whole, in.freed = false, false, false
+	in.nTouch, in.all = 0, false
+}
+
+// touchedMax bounds the threads incEnc lists as stamped since the base;
+// past it, every thread is compared.
+const touchedMax = 16
+
+// stamp notes that thread t changes: it gets the machine's clock as its
+// stamp (see Snapshot), and the incremental encoder lists it as stamped
+// since the base, so that the encoder (encodeInc) and a restore by the
+// write log (Restore) look at the threads listed instead of comparing
+// every thread's stamp. Every change to a thread goes through stamp.
+func (m *Machine) stamp(t *Thread) {
+	t.stamp = m.clock
+	in := &m.inc
+	n := in.nTouch
+	if n > 0 && in.touched[n-1] == t.ID {
+		return
+	}
+	if n == touchedMax {
+		in.all = true
+		return
+	}
+	in.touched[n] = t.ID
+	in.nTouch = n + 1
+}
+
+// stampAll stamps every thread.
+func (m *Machine) stampAll() {
+	for _, t := range m.S.Threads {
+		t.stamp = m.clock
+	}
+	m.inc.all = true
 }
 
 // recordInc makes the state just encoded whole with the base's numbering
@@ -436,9 +476,17 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 	if in.statics {
 		in.touch(0)
 	}
-	for i, t := range s.Threads {
-		if t.stamp != in.stamps[i] {
-			in.touch(heap.Ref(i + 1))
+	if in.all {
+		for i, t := range s.Threads {
+			if t.stamp != in.stamps[i] {
+				in.touch(heap.Ref(i + 1))
+			}
+		}
+	} else {
+		for _, i := range in.touched[:in.nTouch] {
+			if s.Threads[i].stamp != in.stamps[i] {
+				in.touch(heap.Ref(i + 1))
+			}
 		}
 	}
 	for _, r := range in.log {

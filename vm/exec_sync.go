@@ -48,7 +48,8 @@ func execStart(m *Machine, t *Thread, o *op) bool {
 		t.Stack = append(t.Stack, Value{I: int64(u.Obj), Ref: true})
 		return m.throwNew(t, bytecode.ClassIllegalThreadState)
 	}
-	u.Status, u.stamp = StatusRunnable, m.clock
+	u.Status = StatusRunnable
+	m.stamp(u)
 	t.top().PC++
 	return true
 }
@@ -135,7 +136,8 @@ func execNotify(m *Machine, t *Thread, o *op) bool {
 		return m.resume
 	}
 	if u := m.nthWaiter(r, m.choice); u != nil {
-		u.Status, u.stamp = StatusNotified, m.clock
+		u.Status = StatusNotified
+		m.stamp(u)
 	}
 	t.top().PC++
 	return true
@@ -161,7 +163,8 @@ func execNotifyall(m *Machine, t *Thread, o *op) bool {
 	}
 	for _, u := range m.S.Threads {
 		if u.Status == StatusWaiting && u.WaitObj == r {
-			u.Status, u.stamp = StatusNotified, m.clock
+			u.Status = StatusNotified
+			m.stamp(u)
 		}
 	}
 	t.top().PC++

@@ -582,7 +582,7 @@ func (m *Machine) Step(tr Trans) *Fault {
 // step is Step without dead variable reduction.
 func (m *Machine) step(tr Trans) *Fault {
 	t := m.S.Threads[tr.Thread]
-	t.stamp = m.clock
+	m.stamp(t)
 	m.version++
 	m.back = false
 	m.threw = false

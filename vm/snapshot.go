@@ -4,6 +4,7 @@ package vm
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -273,7 +274,8 @@ func (m *Machine) Restore(s *Snapshot) {
 		m.rollback(s)
 		src = &m.shadow
 	}
-	if !m.undoLogged(s, src) {
+	logged := m.undoLogged(s, src)
+	if !logged {
 		st.Heap.CopyFrom(&src.heap)
 		st.Statics = st.Statics[:0]
 		if len(src.statics) > 0 { // (an append of nothing still calls memmove)
@@ -290,9 +292,27 @@ func (m *Machine) Restore(s *Snapshot) {
 	if live != n {
 		st.Threads = append(st.Threads[:0], m.pool[:n]...)
 	}
-	for i, t := range st.Threads {
-		if i >= live || t.stamp >= s.clock {
-			s.threads[i].restore(t)
+	if in := &m.inc; logged && live == n && !in.all {
+		// The state came from s by transitions whose threads the
+		// incremental encoder listed (see Machine.stamp): the list was
+		// emptied when the state was s's.
+		for _, i := range in.touched[:in.nTouch] {
+			if t := st.Threads[i]; t.stamp >= s.clock {
+				s.threads[i].restore(t)
+			}
+		}
+	} else {
+		for i, t := range st.Threads {
+			if i >= live || t.stamp >= s.clock {
+				s.threads[i].restore(t)
+			}
+		}
+	}
+	if checkInc {
+		for i, t := range st.Threads {
+			if t.stamp >= s.clock {
+				panic(fmt.Sprintf("vm: thread %d changed since the snapshot and was not restored", i))
+			}
 		}
 	}
 	m.restored(s)

@@ -496,7 +496,8 @@ func (m *Machine) thread(id int32) *Thread {
 		t = &Thread{}
 		m.pool = append(m.pool, t)
 	}
-	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0], Pending: t.Pending[:0], stamp: m.clock}
+	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0], Pending: t.Pending[:0]}
 	s.Threads = append(s.Threads, t)
+	m.stamp(t)
 	return t
 }

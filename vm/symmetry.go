@@ -592,9 +592,9 @@ func (m *Machine) PermuteThreads(perm []int32) {
 		t := s.Threads[i]
 		*t = m.symTmp[i]
 		t.ID = int32(i)
-		t.stamp = m.clock
 		s.Heap.Slots(t.Obj)[0] = int64(i)
 	}
+	m.stampAll()
 	clear(m.symTmp) // drop the slices' second references
 	for i := range s.Heap.Objs {
 		if o := &s.Heap.Objs[i]; o.Owner > 0 && int(o.Owner) <= n {
