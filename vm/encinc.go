@@ -73,16 +73,16 @@ type incEnc struct {
 	lastSum       uint64
 	fpBuf         []byte // what EncodeFingerprint writes
 
-	log []heap.Ref // objects written since the base (repeats possible)
+	log     []heap.Ref // objects written since the base (repeats possible)
+	statics bool       // a static was written since the base
+	whole   bool       // the next encoding must be whole (allocation, log full)
+	freed   bool       // the collector freed objects since the base (unlogged: the encoding never holds them; see undoLogged)
 	// The threads stamped since the state was last the base's (repeats
 	// possible; see stamp): only these can differ from the base's records.
 	// all: more than fit, every thread may differ.
 	touched [touchedMax]int32
 	nTouch  int
 	all     bool
-	statics bool // a static was written since the base
-	whole   bool // the next encoding must be whole (allocation, log full)
-	freed   bool // the collector freed objects since the base (unlogged: the encoding never holds them; see undoLogged)
 
 	snap      *Snapshot // the snapshot the base was saved to (or nil)
 	snapClock uint64    // and its clock then
