@@ -432,7 +432,11 @@ func (m *Machine) enabled(t *Thread) bool {
 	default:
 		return false
 	}
-	o := m.next(t)
+	return m.enabledAt(t, m.next(t))
+}
+
+// enabledAt is enabled for a runnable thread t whose next instruction is o.
+func (m *Machine) enabledAt(t *Thread, o *op) bool {
 	switch o.in.Op {
 	case bytecode.OpMonitorenter:
 		v := t.Stack[len(t.Stack)-1]
@@ -491,7 +495,11 @@ func (m *Machine) choices(t *Thread) int32 {
 	if t.Status != StatusRunnable {
 		return 1
 	}
-	o := m.next(t)
+	return m.choicesAt(t, m.next(t))
+}
+
+// choicesAt is choices for a runnable thread t whose next instruction is o.
+func (m *Machine) choicesAt(t *Thread, o *op) int32 {
 	switch o.in.Op {
 	case bytecode.OpChoose:
 		return int32(o.a)
@@ -524,12 +532,21 @@ func (m *Machine) waiters(r heap.Ref) int32 {
 // enabled thread in id order, one per choice value.
 func (m *Machine) Enabled(buf []Trans) []Trans {
 	for _, t := range m.S.Threads {
-		if !m.enabled(t) {
-			continue
-		}
-		n := m.choices(t)
-		for c := int32(0); c < n; c++ {
-			buf = append(buf, Trans{Thread: t.ID, Choice: c})
+		switch t.Status {
+		case StatusRunnable:
+			// (enabled and choices, looking up the next instruction once)
+			o := m.next(t)
+			if !m.enabledAt(t, o) {
+				continue
+			}
+			n := m.choicesAt(t, o)
+			for c := int32(0); c < n; c++ {
+				buf = append(buf, Trans{Thread: t.ID, Choice: c})
+			}
+		case StatusNotified:
+			if m.enabled(t) {
+				buf = append(buf, Trans{Thread: t.ID})
+			}
 		}
 	}
 	return buf
