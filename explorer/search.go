@@ -499,6 +499,7 @@ type search struct {
 	m        *vm.Machine
 	opts     Options
 	store    visitedSet
+	bounded  bool             // the store is full or holds MaxStates states (see visit)
 	exact    keeper           // store, when it is an exact one (it keeps encodings)
 	collapse *CollapseStore   // store, when it is the collapse store
 	cuts     []int32          // with collapse: where the components of enc end
@@ -645,6 +646,11 @@ func (s *search) visit() (int32, bool) {
 	}
 	s.lastFP = fp
 	id, isNew := s.store.add(s.enc, s.cuts, fp)
+	if isNew && (s.store.full() || s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates) {
+		// (Only an addition fills the store or reaches the bound: tick
+		// looks at this instead of asking the store at every step.)
+		s.bounded = true
+	}
 	if isNew && s.opts.OnState != nil {
 		s.opts.OnState(id, fp)
 	}
@@ -743,13 +749,15 @@ func (s *search) tick() bool {
 	if s.stop {
 		return true
 	}
-	if s.store.full() {
-		s.limit = "memory"
-		return true
-	}
-	if s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates {
-		s.limit = "states"
-		return true
+	if s.bounded {
+		if s.store.full() {
+			s.limit = "memory"
+			return true
+		}
+		if s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates {
+			s.limit = "states"
+			return true
+		}
 	}
 	s.checks++
 	if s.checks&1023 != 0 {

@@ -203,8 +203,20 @@ func (c *threadCopy) restore(t *Thread) {
 	t.stamp, t.ID, t.Obj, t.WaitObj, t.WaitCount, t.Status = c.stamp, c.ID, c.Obj, c.WaitObj, c.WaitCount, c.Status
 	nf, ns := int(c.nFrames), int(c.nStack)
 	v := c.vals
-	t.Frames = append(t.Frames[:0], valueFrames(v[:nf])...)
-	t.Stack = append(t.Stack[:0], v[nf:nf+ns]...)
+	if cap(t.Frames) >= nf && cap(t.Stack) >= ns && nf+ns <= 8 {
+		// A few words: copied here, without calls (most threads).
+		fr, st := t.Frames[:nf], t.Stack[:ns]
+		for i, x := range valueFrames(v[:nf]) {
+			fr[i] = x
+		}
+		for i, x := range v[nf : nf+ns] {
+			st[i] = x
+		}
+		t.Frames, t.Stack = fr, st
+	} else {
+		t.Frames = append(t.Frames[:0], valueFrames(v[:nf])...)
+		t.Stack = append(t.Stack[:0], v[nf:nf+ns]...)
+	}
 	t.Pending = t.Pending[:0]
 	if rest := len(v) - nf - ns; rest > 0 {
 		// rest values hold the most records that fit (pendingValues
