@@ -158,6 +158,15 @@ func (s *compactStore) add(_ []byte, _ []int32, fp uint64) (int32, bool) {
 	return int32(s.n - 1), true
 }
 
+// prefetch implements prefetcher: the slot a lookup of fp starts at.
+func (s *compactStore) prefetch(fp uint64) {
+	if fp == 0 {
+		fp = 1 // (as add)
+	}
+	i, _ := bits.Mul64(fp, uint64(len(s.table)))
+	prefetchLine(&s.table[i])
+}
+
 func (s *compactStore) grow() {
 	n := uint64(len(s.table) * compactGrow / 4)
 	if !memoryCheck(s.limit, int64(n)*8) {
@@ -226,6 +235,14 @@ func (s *bitStore) add(_ []byte, _ []int32, fp uint64) (int32, bool) {
 	}
 	s.n++
 	return int32(s.n - 1), true
+}
+
+// prefetch implements prefetcher: the words of fp's first two bits (see
+// add).
+func (s *bitStore) prefetch(fp uint64) {
+	h2 := (fp^fp>>31)*0x9e3779b97f4a7c15 | 1
+	prefetchLine(&s.bits[(fp&s.mask)>>6])
+	prefetchLine(&s.bits[((fp+h2)&s.mask)>>6])
 }
 
 func (s *bitStore) size() int  { return s.n }

@@ -49,3 +49,11 @@ func SetStoreHash(h func([]byte) uint64) func([]byte) uint64 {
 	storeHash = h
 	return old
 }
+
+// SetLookahead turns lookahead (ahead.go) on or off for the searches it
+// applies to and returns the previous setting.
+func SetLookahead(on bool) bool {
+	old := lookaheadOn
+	lookaheadOn = on
+	return old
+}

@@ -427,6 +427,7 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 		// which only snapshots keep.)
 		s.window = snapWindow
 	}
+	s.looking = s.lookaheadApplies()
 	if s.opts.ProgressEvery <= 0 {
 		s.opts.ProgressEvery = 5 * time.Second
 	}
@@ -496,10 +497,14 @@ type keeper interface {
 }
 
 type search struct {
-	m        *vm.Machine
-	opts     Options
-	store    visitedSet
-	bounded  bool             // the store is full or holds MaxStates states (see visit)
+	m       *vm.Machine
+	opts    Options
+	store   visitedSet
+	bounded bool // the store is full or holds MaxStates states (see visit)
+	// Lookahead (ahead.go): if looking, per transition of s.trans its
+	// lookahead; sink takes the slots prefetch reads.
+	looking  bool
+	pf       prefetcher
 	exact    keeper           // store, when it is an exact one (it keeps encodings)
 	collapse *CollapseStore   // store, when it is the collapse store
 	cuts     []int32          // with collapse: where the components of enc end
@@ -645,6 +650,12 @@ func (s *search) visit() (int32, bool) {
 		s.enc = s.enc[:0]
 	}
 	s.lastFP = fp
+	return s.add(fp)
+}
+
+// add stores the state visit encoded (s.enc, s.cuts), of fingerprint fp,
+// and returns its id and whether it is new.
+func (s *search) add(fp uint64) (int32, bool) {
 	id, isNew := s.store.add(s.enc, s.cuts, fp)
 	if isNew && (s.store.full() || s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates) {
 		// (Only an addition fills the store or reaches the bound: tick
@@ -1270,7 +1281,11 @@ var deltaSnapDepth = DeltaSnapDepth
 // sleep sets need is in a sleepFrame.)
 type frame struct {
 	deep int64 // lossy store, no snapshot: the state's encoding is s.deep[deep:], or -1
-	fp   uint64
+	// fp is the state's fingerprint, for the stack proviso with a lossy
+	// store and dynamic reduction; with lookahead (which neither uses),
+	// the fingerprint of the state the transition at next leads to, if
+	// ain >= 0.
+	fp uint64
 	// again: a frame that explores woken transitions of a state whose own
 	// frame is below it on the stack (it leaves the state marked as on the
 	// stack). With sleep sets, curTaint says the subtree of the transition
@@ -1287,6 +1302,10 @@ type frame struct {
 	anyNew          bool  // some transition explored so far reached a new state
 	curTaint, taint bool
 	again           bool
+	looked          bool // it looks ahead (see search.lookahead)
+	// ain is the instructions of the transition at next, looked ahead at,
+	// or -1 (see search.lookahead).
+	ain int32
 }
 
 // sleepFrame is what a DFS level needs with sleep sets (search.sleeps,
@@ -1352,6 +1371,13 @@ func (s *search) push(id int32, start int, z uint64) {
 	}
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
+	if top := &s.stack[len(s.stack)-1]; s.looking {
+		// Its first transition's lookahead (see ahead.go).
+		top.looked, top.ain = top.snap, -1
+		if top.snap && top.start < top.end {
+			s.lookahead(top, top.start)
+		}
+	}
 }
 
 // partition reorders s.trans[start:] so that the transitions whose
@@ -1434,6 +1460,11 @@ func (s *search) dfs() {
 				s.low = min(s.low, len(s.stack))
 				s.unsnap(len(s.stack))
 			}
+			if s.looking && len(s.stack) > 0 {
+				// The subtree just left may have pushed the slots of the
+				// state's other successors out of the cache.
+				s.prefetchAhead(&s.stack[len(s.stack)-1])
+			}
 			continue
 		}
 		tr := s.trans[top.next]
@@ -1441,73 +1472,83 @@ func (s *search) dfs() {
 		var z uint64 // with sleep sets, that of the state tr leads to
 		var fc vm.Footprint
 		nt := 0
-		if s.sleeping && sl.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
-			// Only a fully expanded state leaves out sleeping threads: a
-			// reduced one explores all it was reduced to, so that a cycle
-			// it lies on is seen by the stack proviso (a persistent set all
-			// asleep would otherwise hide the cycle, and with it the
-			// transitions the proviso must add). The same holds for the
-			// dynamic reduction's states (leaving sleepers out of those
-			// lost an assertion on a program with exception handlers,
-			// por/testdata/gen_handlers_351.mcasm).
-			s.stats.Slept++
-			continue
+		var nid int32
+		var isNew bool
+		fp, instr := uint64(0), int32(-1)
+		if top.looked {
+			fp, instr = s.takeAhead(top)
 		}
-		s.load(top)
-		s.chain = s.chain[:top.cs]
-		if s.opts.Dynamic != nil {
-			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
-		}
-		if s.sleeping {
-			sl.cur = tr.Thread
-			z = (sl.sleep | sl.done) &^ threadBit(tr.Thread)
-			if z != 0 {
-				s.sleepers(z)
-				fc = s.m.NextFootprint(tr.Thread)
-			}
-			nt = s.m.NumThreads()
-		}
-		f := s.step(top.id, tr)
-		if z != 0 && f == nil {
-			z = s.stillAsleep(z, fc, nt)
-		}
-		if f != nil {
-			s.transition(top.id, tr, -1, false)
-			s.record(f, -1, nil)
-			if top.end < top.full {
-				// The path ends here: the other threads' transitions,
-				// independent of this one, would never be taken after it,
-				// and a reduced state would lose everything they reach
-				// (their own errors, end states) without it. The state is
-				// expanded fully (this is also what dynamic reduction
-				// needs: the races of the other threads never show).
-				s.expandFully(top)
-			}
-			continue
-		}
-		if s.chaining {
-			f, reduced, slept := s.runChain(&z)
-			if slept {
+		if instr >= 0 {
+			nid, isNew = s.visitAhead(top, tr, fp, instr)
+		} else {
+			if s.sleeping && sl.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
+				// Only a fully expanded state leaves out sleeping threads: a
+				// reduced one explores all it was reduced to, so that a cycle
+				// it lies on is seen by the stack proviso (a persistent set all
+				// asleep would otherwise hide the cycle, and with it the
+				// transitions the proviso must add). The same holds for the
+				// dynamic reduction's states (leaving sleepers out of those
+				// lost an assertion on a program with exception handlers,
+				// por/testdata/gen_handlers_351.mcasm).
+				s.stats.Slept++
 				continue
+			}
+			s.load(top)
+			s.chain = s.chain[:top.cs]
+			if s.opts.Dynamic != nil {
+				s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
+			}
+			if s.sleeping {
+				sl.cur = tr.Thread
+				z = (sl.sleep | sl.done) &^ threadBit(tr.Thread)
+				if z != 0 {
+					s.sleepers(z)
+					fc = s.m.NextFootprint(tr.Thread)
+				}
+				nt = s.m.NumThreads()
+			}
+			f := s.step(top.id, tr)
+			if z != 0 && f == nil {
+				z = s.stillAsleep(z, fc, nt)
 			}
 			if f != nil {
-				if f == errChainInvariant {
-					// A state of the chain violates an invariant: tr leads
-					// to no stored state, as if it faulted.
-					s.transition(top.id, tr, -1, false)
-					s.taint()
-					continue
-				}
 				s.transition(top.id, tr, -1, false)
 				s.record(f, -1, nil)
-				if reduced && !s.stop {
-					s.taint()
-					s.materialise(tr)
+				if top.end < top.full {
+					// The path ends here: the other threads' transitions,
+					// independent of this one, would never be taken after it,
+					// and a reduced state would lose everything they reach
+					// (their own errors, end states) without it. The state is
+					// expanded fully (this is also what dynamic reduction
+					// needs: the races of the other threads never show).
+					s.expandFully(top)
 				}
 				continue
 			}
+			if s.chaining {
+				f, reduced, slept := s.runChain(&z)
+				if slept {
+					continue
+				}
+				if f != nil {
+					if f == errChainInvariant {
+						// A state of the chain violates an invariant: tr leads
+						// to no stored state, as if it faulted.
+						s.transition(top.id, tr, -1, false)
+						s.taint()
+						continue
+					}
+					s.transition(top.id, tr, -1, false)
+					s.record(f, -1, nil)
+					if reduced && !s.stop {
+						s.taint()
+						s.materialise(tr)
+					}
+					continue
+				}
+			}
+			nid, isNew = s.visit()
 		}
-		nid, isNew := s.visit()
 		s.transition(top.id, tr, nid, isNew)
 		if s.opts.Dynamic != nil {
 			s.opts.Dynamic.After(s.m, len(s.stack)-1, nid, isNew, !isNew && s.isOnStack(nid))
