@@ -50,7 +50,8 @@ func searchLookahead(t *testing.T, p *vm.Machine, opts explorer.Options, on bool
 // first error and stopped by a state bound, on every conformance program,
 // the benchmark models and generated programs, the searches must store
 // the same states in the same order and report the same transitions,
-// revisits, instructions, errors, depth and path.
+// revisits, instructions, errors, depth and path. MCVM_GEN_PROGRAMS sets
+// how many generated programs (default 60).
 func TestDFS_lookahead(t *testing.T) {
 	type prog struct {
 		name string
@@ -69,7 +70,10 @@ func TestDFS_lookahead(t *testing.T) {
 	for _, md := range append(smallModels(t), suiteModels(t, "moldyn", "elevator", "nestedmonitor")...) {
 		progs = append(progs, prog{md.path, machine(md, vm.GranTransition)}, prog{md.path + "/instructions", machine(md, vm.GranInstruction)})
 	}
-	n := 60
+	n, err := progen.Count(60)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if testing.Short() {
 		n = 15
 	}

@@ -387,7 +387,9 @@ func (in *incEnc) materialize() {
 // promote makes the last (incremental) encoding the base.
 func (m *Machine) promote() {
 	in := &m.inc
-	in.enc = append(in.enc[:0], in.last...)
+	// (The last encoding is not read again once it is the base's: its
+	// memory becomes the scratch that the next one is assembled in.)
+	in.enc, in.last = in.last, in.enc
 	for i, k := range in.dirty {
 		if k > 0 && int(k) <= len(in.stamps) {
 			in.stamps[k-1] = m.S.Threads[k-1].stamp
