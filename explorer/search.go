@@ -501,8 +501,8 @@ type search struct {
 	opts    Options
 	store   visitedSet
 	bounded bool // the store is full or holds MaxStates states (see visit)
-	// Lookahead (ahead.go): if looking, per transition of s.trans its
-	// lookahead; sink takes the slots prefetch reads.
+	// looking: the search looks ahead (ahead.go), with the store's
+	// prefetcher pf.
 	looking  bool
 	pf       prefetcher
 	exact    keeper           // store, when it is an exact one (it keeps encodings)
@@ -1461,8 +1461,7 @@ func (s *search) dfs() {
 				s.unsnap(len(s.stack))
 			}
 			if s.looking && len(s.stack) > 0 {
-				// The subtree just left may have pushed the slots of the
-				// state's other successors out of the cache.
+				// Back from a subtree: the lookahead's slot again.
 				s.prefetchAhead(&s.stack[len(s.stack)-1])
 			}
 			continue
