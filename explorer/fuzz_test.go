@@ -33,6 +33,13 @@ func FuzzCheck(f *testing.F) {
 					t.Fatalf("counterexample does not replay: %v, %v", f, err)
 				}
 			}
+			// Lookahead (hash compaction) must change nothing reported.
+			o := explorer.Options{Storage: explorer.StorageHashCompact, MaxStates: 300, TimeLimit: 2 * time.Second}
+			with := searchLookahead(t, m, o, true)
+			without := searchLookahead(t, m, o, false)
+			if with.res.Limit != "time" && without.res.Limit != "time" && !with.equal(without) {
+				t.Fatalf("with lookahead %v\nwithout %v", with, without)
+			}
 		}
 	})
 }
