@@ -30,3 +30,25 @@ func dropPages(s []uint64) {
 	}
 	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(&s[skip])), n), syscall.MADV_DONTNEED)
 }
+
+// hugeTable is the size from which a table asks for huge pages.
+const hugeTable = 64 << 20
+
+// hugePages asks the system to back the whole 2 MiB pages inside s, a
+// table of hugeTable bytes or more just allocated, with huge pages
+// (MADV_HUGEPAGE; Go's heap does not ask, and where transparent huge
+// pages are given only to who asks, it gets none): a lookup in a table of
+// 100 MB then needs one of 50 TLB entries instead of one of 25,000
+// (philosophers N = 10 with --hash-compact: 1.11 of the speed, for 0.7%
+// more resident memory; smaller tables, mostly in the cache, gain
+// nothing worth their rounding up to 2 MiB).
+func hugePages(s []uint64) {
+	const huge = 2 << 20
+	if len(s)*8 < hugeTable {
+		return
+	}
+	p := uintptr(unsafe.Pointer(&s[0]))
+	skip := (huge - p%huge) % huge / 8
+	n := (uintptr(len(s)) - skip) * 8 / huge * huge
+	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(&s[skip])), n), syscall.MADV_HUGEPAGE)
+}

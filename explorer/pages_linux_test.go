@@ -3,6 +3,10 @@
 package explorer
 
 import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -35,4 +39,50 @@ func TestDropPages(t *testing.T) {
 	if zeros < (hi-lo)-2*pageSize/8 {
 		t.Errorf("%d slots dropped of %d", zeros, hi-lo)
 	}
+}
+
+// TestHugePages checks that a table given huge pages keeps what is
+// written to it, slot for slot, at both ends and across the 2 MiB
+// boundaries, and that a smaller table is left alone.
+func TestHugePages(t *testing.T) {
+	s := make([]uint64, hugeTable/8+3)
+	hugePages(s)
+	for i := 0; i < len(s); i += 4093 {
+		s[i] = uint64(i) + 1
+	}
+	s[len(s)-1] = 7
+	for i := 0; i < len(s); i += 4093 {
+		if s[i] != uint64(i)+1 {
+			t.Fatalf("slot %d reads %d, want %d", i, s[i], i+1)
+		}
+	}
+	if s[len(s)-1] != 7 || s[1] != 0 {
+		t.Fatalf("the ends read %d and %d", s[len(s)-1], s[1])
+	}
+	hugePages(make([]uint64, 16)) // below hugeTable: nothing to do
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("no transparent huge pages here")
+	}
+	// The mapping holding the table's middle is marked for huge pages
+	// (VmFlags "hg" in /proc/self/smaps).
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	mid := uint64(uintptr(unsafe.Pointer(&s[len(s)/2])))
+	in := false
+	for _, line := range strings.Split(string(smaps), "\n") {
+		var lo, hi uint64
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= mid && mid < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			if !slices.Contains(strings.Fields(line), "hg") {
+				t.Fatalf("the table's mapping is not marked for huge pages: %s", line)
+			}
+			return
+		}
+	}
+	t.Fatal("the table's mapping is not in /proc/self/smaps")
 }

@@ -5,3 +5,6 @@ package explorer
 // dropPages does nothing here: the system takes a replaced table's pages
 // back when the Go runtime returns them (see pages_linux.go).
 func dropPages([]uint64) {}
+
+// hugePages does nothing here (see pages_linux.go).
+func hugePages([]uint64) {}

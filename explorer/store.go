@@ -282,6 +282,7 @@ func (s *Store) enlarge() {
 // dropped as it is read (dropPages), a block at a time.
 func moveSlots(old []uint64, n uint64, low uint) []uint64 {
 	t := make([]uint64, n)
+	hugePages(t)
 	for lo := 0; lo < len(old); lo += moveBlock {
 		part := old[lo:min(lo+moveBlock, len(old))]
 		for _, e := range part {
