@@ -71,6 +71,11 @@ func (s *search) lookahead(top *frame, i int32) {
 	}
 	top.fp, top.ain = s.m.EncodeFingerprint(), int32(s.m.Executed())
 	s.pf.prefetch(top.fp)
+	// What the encoding left, in the older of two stashes, for a second
+	// execution (see visitAhead).
+	s.sx ^= 1
+	s.m.StashFingerprint(&s.stash[s.sx])
+	s.stashTr[s.sx] = s.trans[i]
 }
 
 // takeAhead is called when top takes transition top.next-1: it returns
@@ -110,6 +115,18 @@ func (s *search) visitAhead(top *frame, tr vm.Trans, fp uint64, instr int32) (in
 	s.loaded = -1
 	if f := s.m.Step(tr); f != nil {
 		panic("explorer: a transition looked ahead at faults when executed again")
+	}
+	// The lookahead's encoding was stashed, unless a subtree came in
+	// between: with the same base and transition, the state is the same.
+	for k := range s.stash {
+		if s.stashTr[k] == tr {
+			if got, ok := s.m.UnstashFingerprint(&s.stash[k]); ok {
+				if got != fp {
+					panic("explorer: a stashed lookahead differs from the transition's")
+				}
+				return id, true
+			}
+		}
 	}
 	if s.m.EncodeFingerprint() != fp {
 		panic("explorer: a transition looked ahead at reaches another state when executed again")

@@ -503,8 +503,13 @@ type search struct {
 	bounded bool // the store is full or holds MaxStates states (see visit)
 	// looking: the search looks ahead (ahead.go), with the store's
 	// prefetcher pf.
-	looking  bool
-	pf       prefetcher
+	looking bool
+	pf      prefetcher
+	// stash: the encodings of the last two lookaheads (sx the newer), of
+	// the transitions stashTr.
+	stash    [2]vm.FPStash
+	stashTr  [2]vm.Trans
+	sx       int
 	exact    keeper           // store, when it is an exact one (it keeps encodings)
 	collapse *CollapseStore   // store, when it is the collapse store
 	cuts     []int32          // with collapse: where the components of enc end

@@ -623,3 +623,81 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	m.canon = c
 	c.Load(ids, order)
 }
+
+// FPStash is what EncodeFingerprint left of an incremental encoding (see
+// Machine.StashFingerprint). Its memory is reused.
+type FPStash struct {
+	ok                    bool
+	gen, snapClock        uint64
+	snap                  *Snapshot
+	dirty, oldLen, newLen []int32
+	newTerms              []uint64
+	fpBuf                 []byte
+	sum                   uint64
+}
+
+// StashFingerprint keeps in st what the EncodeFingerprint just done left,
+// if it was incremental, so that UnstashFingerprint can stand for it when
+// the same state is reached again from the same base: explorer's
+// lookahead executes a new state's transition a second time, and need not
+// encode it again.
+func (m *Machine) StashFingerprint(st *FPStash) {
+	in := &m.inc
+	st.ok = in.ok && in.lastKind == lastIncFP && in.lastVer == m.version
+	if !st.ok {
+		return
+	}
+	st.gen, st.snap, st.snapClock = in.gen, in.snap, in.snapClock
+	// The encoder's buffers change places with st's: no copy. The
+	// dirty components' marks are cleared, and the encoder keeps no last
+	// encoding (lastVer matches no version).
+	for _, k := range in.dirty {
+		in.marked[k] = false
+	}
+	in.dirty, st.dirty = st.dirty[:0], in.dirty
+	in.oldLen, st.oldLen = st.oldLen, in.oldLen
+	in.newLen, st.newLen = st.newLen, in.newLen
+	in.newTerms, st.newTerms = st.newTerms, in.newTerms
+	in.fpBuf, st.fpBuf = st.fpBuf, in.fpBuf
+	st.sum = in.lastSum
+	in.lastVer = ^uint64(0)
+}
+
+// UnstashFingerprint stands for EncodeFingerprint when the machine holds
+// the state st was stashed for, reached again by the same transition
+// from the same base (its snapshot restored, then the transition
+// executed): it leaves the encoder as that encoding did and returns the
+// fingerprint. If the base is not the one st was stashed with (or st
+// holds nothing), it reports false and does nothing. With checkInc it
+// encodes the state and compares.
+func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
+	in := &m.inc
+	if !st.ok || !in.ok || in.gen != st.gen || in.snap != st.snap || in.snapClock != st.snapClock || in.snap == nil {
+		return 0, false
+	}
+	if checkInc {
+		fp := m.EncodeFingerprint()
+		if fp != mix(st.sum) {
+			panic(fmt.Sprintf("vm: a stashed fingerprint %016x differs from the state's %016x", mix(st.sum), fp))
+		}
+		st.ok = false
+		return fp, true
+	}
+	m.clock++ // (as encode: see incEnc)
+	m.canonVer = m.version
+	m.canon = &m.canons[in.bc]
+	in.untouch()
+	for _, k := range st.dirty {
+		in.marked[k] = true
+	}
+	in.dirty, st.dirty = st.dirty, in.dirty
+	in.oldLen, st.oldLen = st.oldLen, in.oldLen
+	in.newLen, st.newLen = st.newLen, in.newLen
+	in.newTerms, st.newTerms = st.newTerms, in.newTerms
+	in.fpBuf, st.fpBuf = st.fpBuf, in.fpBuf
+	st.ok = false
+	in.lastSum = st.sum
+	in.lastVer, in.lastKind = m.version, lastIncFP
+	in.hits++
+	return mix(in.lastSum), true
+}
