@@ -49,12 +49,16 @@ type prefetcher interface {
 // lookahead and without.
 var lookaheadOn = true
 
-// lookaheadApplies reports whether search s looks ahead (see above).
-func (s *search) lookaheadApplies() bool {
+// lookaheadFor returns the store's prefetcher if search s looks ahead
+// (see above), else nil.
+func (s *search) lookaheadFor() prefetcher {
 	o := &s.opts
-	s.pf, _ = s.store.(prefetcher)
-	return havePrefetch && lookaheadOn && s.pf != nil && o.Order == DFS && s.exact == nil && s.collapse == nil && !s.sleeping && !s.chaining &&
-		o.Reducer == nil && o.Dynamic == nil && !o.Symmetry && o.OnTransition == nil
+	pf, ok := s.store.(prefetcher)
+	if !ok || !havePrefetch || !lookaheadOn || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sleeping || s.chaining ||
+		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || o.OnTransition != nil {
+		return nil
+	}
+	return pf
 }
 
 // lookahead executes transition i of top, whose state the machine holds

@@ -15,11 +15,14 @@ var pageSize = syscall.Getpagesize()
 // read as zeros if they are). A table being replaced by a larger one
 // drops each part it has moved, so that the two are not both resident at
 // the peak of a search. s must hold no pointers.
-func dropPages(s []uint64) {
+func dropPages(s []uint64) { adviseInside(s, uintptr(pageSize), syscall.MADV_DONTNEED) }
+
+// adviseInside gives the system advice about the whole pages of size
+// page (a power of two) inside s.
+func adviseInside(s []uint64, page uintptr, advice int) {
 	if len(s) == 0 {
 		return
 	}
-	page := uintptr(pageSize)
 	skip := (page - uintptr(unsafe.Pointer(&s[0]))%page) % page / 8
 	if uintptr(len(s)) <= skip {
 		return
@@ -28,7 +31,7 @@ func dropPages(s []uint64) {
 	if n == 0 {
 		return
 	}
-	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(&s[skip])), n), syscall.MADV_DONTNEED)
+	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(&s[skip])), n), advice)
 }
 
 // hugeTable is the size from which a table asks for huge pages.
@@ -43,12 +46,7 @@ const hugeTable = 64 << 20
 // more resident memory; smaller tables, mostly in the cache, gain
 // nothing worth their rounding up to 2 MiB).
 func hugePages(s []uint64) {
-	const huge = 2 << 20
-	if len(s)*8 < hugeTable {
-		return
+	if len(s)*8 >= hugeTable {
+		adviseInside(s, 2<<20, syscall.MADV_HUGEPAGE)
 	}
-	p := uintptr(unsafe.Pointer(&s[0]))
-	skip := (huge - p%huge) % huge / 8
-	n := (uintptr(len(s)) - skip) * 8 / huge * huge
-	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(&s[skip])), n), syscall.MADV_HUGEPAGE)
 }

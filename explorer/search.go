@@ -427,7 +427,7 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 		// which only snapshots keep.)
 		s.window = snapWindow
 	}
-	s.looking = s.lookaheadApplies()
+	s.pf = s.lookaheadFor()
 	if s.opts.ProgressEvery <= 0 {
 		s.opts.ProgressEvery = 5 * time.Second
 	}
@@ -501,10 +501,9 @@ type search struct {
 	opts    Options
 	store   visitedSet
 	bounded bool // the store is full or holds MaxStates states (see visit)
-	// looking: the search looks ahead (ahead.go), with the store's
-	// prefetcher pf.
-	looking bool
-	pf      prefetcher
+	// pf: the store's prefetcher if the search looks ahead (ahead.go),
+	// else nil.
+	pf prefetcher
 	// stash: the encodings of the last two lookaheads (sx the newer), of
 	// the transitions stashTr.
 	stash    [2]vm.FPStash
@@ -1376,7 +1375,7 @@ func (s *search) push(id int32, start int, z uint64) {
 	}
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
-	if top := &s.stack[len(s.stack)-1]; s.looking {
+	if top := &s.stack[len(s.stack)-1]; s.pf != nil {
 		// Its first transition's lookahead (see ahead.go).
 		top.looked, top.ain = top.snap, -1
 		if top.snap && top.start < top.end {
@@ -1465,7 +1464,7 @@ func (s *search) dfs() {
 				s.low = min(s.low, len(s.stack))
 				s.unsnap(len(s.stack))
 			}
-			if s.looking && len(s.stack) > 0 {
+			if s.pf != nil && len(s.stack) > 0 {
 				// Back from a subtree: the lookahead's slot again.
 				s.prefetchAhead(&s.stack[len(s.stack)-1])
 			}

@@ -654,11 +654,8 @@ func (m *Machine) StashFingerprint(st *FPStash) {
 	for _, k := range in.dirty {
 		in.marked[k] = false
 	}
-	in.dirty, st.dirty = st.dirty[:0], in.dirty
-	in.oldLen, st.oldLen = st.oldLen, in.oldLen
-	in.newLen, st.newLen = st.newLen, in.newLen
-	in.newTerms, st.newTerms = st.newTerms, in.newTerms
-	in.fpBuf, st.fpBuf = st.fpBuf, in.fpBuf
+	st.swap(in)
+	in.dirty = in.dirty[:0]
 	st.sum = in.lastSum
 	in.lastVer = ^uint64(0)
 }
@@ -690,14 +687,21 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	for _, k := range st.dirty {
 		in.marked[k] = true
 	}
-	in.dirty, st.dirty = st.dirty, in.dirty
-	in.oldLen, st.oldLen = st.oldLen, in.oldLen
-	in.newLen, st.newLen = st.newLen, in.newLen
-	in.newTerms, st.newTerms = st.newTerms, in.newTerms
-	in.fpBuf, st.fpBuf = st.fpBuf, in.fpBuf
+	st.swap(in)
 	st.ok = false
 	in.lastSum = st.sum
 	in.lastVer, in.lastKind = m.version, lastIncFP
 	in.hits++
 	return mix(in.lastSum), true
+}
+
+// swap exchanges the buffers of an incremental encoding's dirty
+// components (their list, lengths, terms and records) between st and the
+// encoder.
+func (st *FPStash) swap(in *incEnc) {
+	in.dirty, st.dirty = st.dirty, in.dirty
+	in.oldLen, st.oldLen = st.oldLen, in.oldLen
+	in.newLen, st.newLen = st.newLen, in.newLen
+	in.newTerms, st.newTerms = st.newTerms, in.newTerms
+	in.fpBuf, st.fpBuf = st.fpBuf, in.fpBuf
 }
