@@ -52,6 +52,7 @@ import (
 type incEnc struct {
 	ok     bool    // the fields below describe the base, and the log is complete
 	bc     int     // the base's numbering is Machine.canons[bc]
+	bytes  bool    // enc and start describe the base (see promoteFP)
 	enc    []byte  // the base's encoding
 	start  []int32 // per component, where its record begins in enc; then len(enc)
 	before []int32 // per component, objects numbered when the traversal reached it; then all
@@ -71,7 +72,7 @@ type incEnc struct {
 	sum, wsum     uint64
 	newTerms      []uint64
 	lastSum       uint64
-	fpBuf         []byte // what EncodeFingerprint writes
+	fpBuf         []byte // what EncodeFingerprint writes (the dirty records, or a whole encoding)
 
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
@@ -94,8 +95,9 @@ type incEnc struct {
 	runs, restores int
 
 	// The last encoding, of the state of version lastVer: what it was, its
-	// bytes (unless it is the base's), and if incremental, per component
-	// rewritten, its number and its record's length before and after.
+	// bytes (if lastInc or lastWhole), and if incremental, per component
+	// rewritten, its number, its new term, and (if lastInc) its record's
+	// length before and after.
 	lastKind int
 	last     []byte
 	lastVer  uint64
@@ -110,13 +112,15 @@ type incEnc struct {
 }
 
 // encBack is kept by a snapshot whose state became the incremental
-// encoder's base by promotion from its parent's: the parent's records of
+// encoder's base by promotion from its parent's: what the parent had of
 // the components that differ, with which backtracking turns the base
 // back into the parent's (rollBack) instead of encoding it again. It is
-// one byte string, per component ascending its number, its stamp if it is
-// a thread (else 0), its record's length (uvarints) and the record: a
-// DFS level holds one, so one slice header instead of four saves about a
-// hundred bytes a level.
+// one byte string: a byte saying its form, then per component ascending
+// its number, its stamp if it is a thread (else 0) and, in form
+// backRecords, its record's length (uvarints) and the record, or in form
+// backTerms, its term (8 bytes, little-endian), when the base keeps no
+// bytes (see promoteFP). A DFS level holds one, so one slice header
+// instead of four saves about a hundred bytes a level.
 type encBack struct {
 	parent      *Snapshot // the parent's snapshot, and its clock then
 	parentClock uint64
@@ -128,8 +132,14 @@ type encBack struct {
 const (
 	lastBase  = iota // the base's (as it was recorded)
 	lastInc          // incremental, with the base's numbering
-	lastIncFP        // incremental, fingerprint only: the dirty records were written (fpBuf), the encoding not
+	lastIncFP        // incremental, fingerprint only: the dirty components' terms were computed, the encoding not written
 	lastWhole        // whole, with the other numbering (Machine.canons[1-bc])
+)
+
+// The forms of encBack.data.
+const (
+	backRecords = iota
+	backTerms
 )
 
 // logMax bounds the write log: a longer log means a transition that wrote
@@ -229,7 +239,7 @@ func (m *Machine) recordInc(enc []byte) {
 	clear(in.marked)
 	in.dirty = in.dirty[:0]
 	in.clearLog()
-	in.ok, in.lastKind, in.lastVer, in.snap = true, lastBase, m.version, nil
+	in.ok, in.bytes, in.lastKind, in.lastVer, in.snap = true, true, lastBase, m.version, nil
 }
 
 // saved is called by Save with the snapshot it saved: if the state was
@@ -240,11 +250,8 @@ func (m *Machine) saved(s *Snapshot) {
 	if !in.ok || in.lastVer != m.version {
 		return
 	}
-	if in.lastKind == lastIncFP {
-		in.materialize() // it is the new base
-	}
 	switch in.lastKind {
-	case lastInc:
+	case lastInc, lastIncFP:
 		if in.snap != nil {
 			m.keepBack(&s.encBack)
 		}
@@ -313,83 +320,111 @@ func (m *Machine) restored(s *Snapshot) {
 func (m *Machine) keepBack(b *encBack) {
 	in := &m.inc
 	b.parent, b.parentClock, b.gen = in.snap, in.snapClock, in.gen
-	d := b.data[:0]
+	form := byte(backRecords)
+	if in.lastKind == lastIncFP {
+		form = backTerms
+	}
+	d := append(b.data[:0], form)
 	for _, k := range in.dirty {
 		var st uint64
 		if k > 0 && int(k) <= len(in.stamps) {
 			st = in.stamps[k-1]
 		}
-		rec := in.enc[in.start[k]:in.start[k+1]]
 		d = heap.AppendUvarint(d, uint64(k))
 		d = heap.AppendUvarint(d, st)
+		if form == backTerms {
+			d = binary.LittleEndian.AppendUint64(d, in.terms[k])
+			continue
+		}
+		rec := in.enc[in.start[k]:in.start[k+1]]
 		d = heap.AppendUvarint(d, uint64(len(rec)))
 		d = append(d, rec...)
 	}
 	b.data = d
 }
 
-// rollBack makes the base's parent (see encBack) the base.
+// rollBack makes the base's parent (see encBack) the base. The base's
+// bytes are rebuilt if it has them and b keeps records; with terms only,
+// it has none after.
 func (m *Machine) rollBack(b *encBack) {
 	in := &m.inc
 	in.untouch()
-	in.oldLen, in.newLen = in.oldLen[:0], in.newLen[:0]
-	out := in.last[:0]
-	prev := int32(0)
-	for p := 0; p < len(b.data); {
-		k, n := binary.Uvarint(b.data[p:])
-		p += n
-		st, n := binary.Uvarint(b.data[p:])
-		p += n
-		ln, n := binary.Uvarint(b.data[p:])
-		p += n
-		c := int32(k)
-		out = append(out, in.enc[in.start[prev]:in.start[c]]...)
-		rec := b.data[p : p+int(ln)]
-		out = append(out, rec...)
-		p += int(ln)
-		t := term(int(c), rec)
-		in.sum += t - in.terms[c]
-		in.terms[c] = t
-		in.dirty = append(in.dirty, c)
-		in.oldLen = append(in.oldLen, in.start[c+1]-in.start[c])
-		in.newLen = append(in.newLen, int32(ln))
-		if c > 0 && int(c) <= len(in.stamps) {
-			in.stamps[c-1] = st
+	data := b.data[1:]
+	if b.data[0] == backTerms {
+		for p := 0; p < len(data); {
+			k, n := binary.Uvarint(data[p:])
+			p += n
+			st, n := binary.Uvarint(data[p:])
+			p += n
+			t := binary.LittleEndian.Uint64(data[p:])
+			p += 8
+			in.sum += t - in.terms[k]
+			in.terms[k] = t
+			if k > 0 && int(k) <= len(in.stamps) {
+				in.stamps[k-1] = st
+			}
 		}
-		prev = c + 1
+		in.bytes = false
+	} else {
+		rebuild := in.bytes
+		in.oldLen, in.newLen = in.oldLen[:0], in.newLen[:0]
+		out := in.last[:0]
+		prev := int32(0)
+		for p := 0; p < len(data); {
+			k, n := binary.Uvarint(data[p:])
+			p += n
+			st, n := binary.Uvarint(data[p:])
+			p += n
+			ln, n := binary.Uvarint(data[p:])
+			p += n
+			c := int32(k)
+			rec := data[p : p+int(ln)]
+			p += int(ln)
+			t := term(int(c), rec)
+			in.sum += t - in.terms[c]
+			in.terms[c] = t
+			if c > 0 && int(c) <= len(in.stamps) {
+				in.stamps[c-1] = st
+			}
+			if rebuild {
+				out = append(out, in.enc[in.start[prev]:in.start[c]]...)
+				out = append(out, rec...)
+				in.dirty = append(in.dirty, c)
+				in.oldLen = append(in.oldLen, in.start[c+1]-in.start[c])
+				in.newLen = append(in.newLen, int32(ln))
+				prev = c + 1
+			}
+		}
+		if rebuild {
+			out = append(out, in.enc[in.start[prev]:]...)
+			in.enc, in.last = out, in.enc
+			in.shiftStarts()
+			in.dirty = in.dirty[:0]
+		}
 	}
-	out = append(out, in.enc[in.start[prev]:]...)
-	in.enc, in.last = out, in.enc
-	in.shiftStarts()
-	in.dirty = in.dirty[:0]
 	in.snap, in.snapClock = b.parent, b.parentClock
 	in.lastKind, in.lastVer = lastBase, m.version
 	in.lastSum = in.sum
 	in.rolls++
 }
 
-// materialize writes the last encoding, made for its fingerprint only,
-// whole: the base's records, with those of the dirty components that
-// EncodeFingerprint wrote (in fpBuf, in the order of in.dirty).
-func (in *incEnc) materialize() {
-	out := in.last[:0]
-	prev, q := int32(0), 0
-	for i, k := range in.dirty {
-		out = append(out, in.enc[in.start[prev]:in.start[k]]...)
-		out = append(out, in.fpBuf[q:q+int(in.newLen[i])]...)
-		q += int(in.newLen[i])
-		prev = k + 1
-	}
-	in.last = append(out, in.enc[in.start[prev]:]...)
-	in.lastKind = lastInc
-}
-
-// promote makes the last (incremental) encoding the base.
+// promote makes the last (incremental) encoding the base. If it was made
+// for its fingerprint only (lastIncFP), the base keeps no bytes after:
+// its terms, stamps and numbering are what the next incremental
+// fingerprints need, and a search that keeps fingerprints only (hash
+// compaction, bitstate hashing) asks for no encoding; one that is asked
+// for is then written whole (see encode).
 func (m *Machine) promote() {
 	in := &m.inc
-	// (The last encoding is not read again once it is the base's: its
-	// memory becomes the scratch that the next one is assembled in.)
-	in.enc, in.last = in.last, in.enc
+	if in.lastKind == lastIncFP {
+		in.bytes = false
+	} else {
+		// (The last encoding is not read again once it is the base's:
+		// its memory becomes the scratch that the next one is assembled
+		// in.)
+		in.enc, in.last = in.last, in.enc
+		in.shiftStarts()
+	}
 	for i, k := range in.dirty {
 		if k > 0 && int(k) <= len(in.stamps) {
 			in.stamps[k-1] = m.S.Threads[k-1].stamp
@@ -397,7 +432,6 @@ func (m *Machine) promote() {
 		in.terms[k] = in.newTerms[i]
 	}
 	in.sum = in.lastSum
-	in.shiftStarts()
 	in.lastKind = lastBase
 }
 
@@ -463,15 +497,16 @@ func (in *incEnc) wholeCuts(cuts []int32, base int) []int32 {
 
 // encodeInc appends the encoding of the state to b by copying the base's
 // records of the components that did not change, and reports false if it
-// cannot (see incEnc); the caller then encodes the whole state, which
-// becomes the base. Unless full, it appends only the records of the
-// components that changed, enough for the fingerprint.
+// cannot (see incEnc; or, if full, the base keeps no bytes); the caller
+// then encodes the whole state, which becomes the base. Unless full, it
+// appends only the records of the components that changed, enough for
+// the fingerprint.
 func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 	in, s, c := &m.inc, &m.S, m.canon
 	// Objects are added only by allocations, which make in.whole; the
 	// length is checked as well, since the numbering has room for the
 	// objects of the base's heap only.
-	if in.whole || len(s.Threads) != len(in.stamps) || len(s.Heap.Objs) != in.nobjs {
+	if in.whole || len(s.Threads) != len(in.stamps) || len(s.Heap.Objs) != in.nobjs || full && !in.bytes {
 		return b, false
 	}
 	in.untouch()
@@ -511,7 +546,7 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 // components written again, checking the numbering as it goes; it
 // reports false if the numbering changed. Unless full, it appends the
 // dirty components' records only. Either way it sets the terms and the
-// sum of the fingerprint.
+// sum of the fingerprint; if full, the records' old and new lengths.
 func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 	in, s, c := &m.inc, &m.S, m.canon
 	h := &s.Heap
@@ -572,8 +607,10 @@ func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 		if !c.Verified(int(in.before[k+1])) {
 			return b, false
 		}
-		in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
-		in.newLen = append(in.newLen, int32(p-q))
+		if full {
+			in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
+			in.newLen = append(in.newLen, int32(p-q))
+		}
 		t := term(int(k), w[q:p])
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]
@@ -587,9 +624,10 @@ func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 }
 
 // checkIncremental encodes the whole state again and panics if enc (just
-// written incrementally) differs from it, or, if split, the cuts (offsets
-// from base) differ (see checkInc). It leaves the base, the log and the
-// numbering as they were.
+// written incrementally; nil: none) differs from it, or the fingerprint's
+// terms or sum differ, or, if split, the cuts (offsets from base) differ
+// (see checkInc). It leaves the base, the log and the numbering as they
+// were.
 func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base int) {
 	in := &m.inc
 	saved := *in
@@ -604,8 +642,15 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	m.noInc = true
 	full, fullCuts := m.encode(nil, nil, split, nil, nil, true)
 	m.noInc = false
-	if !bytes.Equal(enc, full) {
+	if enc != nil && !bytes.Equal(enc, full) {
 		panic(fmt.Sprintf("vm: incremental encoding\n%x\ndiffers from the whole\n%x", enc, full))
+	}
+	terms := slices.Clone(saved.terms)
+	for i, k := range saved.dirty {
+		terms[k] = saved.newTerms[i]
+	}
+	if !slices.Equal(terms, in.wterms) {
+		panic(fmt.Sprintf("vm: incremental fingerprint's terms %x differ from the whole encoding's %x", terms, in.wterms))
 	}
 	if got, want := mix(saved.lastSum), mix(in.lastSum); got != want {
 		panic(fmt.Sprintf("vm: incremental fingerprint %016x differs from the whole encoding's %016x", got, want))
@@ -627,13 +672,12 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 // FPStash is what EncodeFingerprint left of an incremental encoding (see
 // Machine.StashFingerprint). Its memory is reused.
 type FPStash struct {
-	ok                    bool
-	gen, snapClock        uint64
-	snap                  *Snapshot
-	dirty, oldLen, newLen []int32
-	newTerms              []uint64
-	fpBuf                 []byte
-	sum                   uint64
+	ok             bool
+	gen, snapClock uint64
+	snap           *Snapshot
+	dirty          []int32
+	newTerms       []uint64
+	sum            uint64
 }
 
 // StashFingerprint keeps in st what the EncodeFingerprint just done left,
@@ -695,13 +739,9 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	return mix(in.lastSum), true
 }
 
-// swap exchanges the buffers of an incremental encoding's dirty
-// components (their list, lengths, terms and records) between st and the
-// encoder.
+// swap exchanges the buffers of an incremental fingerprint's dirty
+// components (their list and terms) between st and the encoder.
 func (st *FPStash) swap(in *incEnc) {
 	in.dirty, st.dirty = st.dirty, in.dirty
-	in.oldLen, st.oldLen = st.oldLen, in.oldLen
-	in.newLen, st.newLen = st.newLen, in.newLen
 	in.newTerms, st.newTerms = st.newTerms, in.newTerms
-	in.fpBuf, st.fpBuf = st.fpBuf, in.fpBuf
 }

@@ -192,12 +192,6 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 	in := &m.inc
 	if order == nil && in.ok && !m.noInc {
 		m.canon = &m.canons[in.bc]
-		if full && !split && in.lastKind == lastIncFP && in.lastVer == m.version {
-			// EncodeFingerprint wrote this state's changed records
-			// already: assemble the encoding from them.
-			in.materialize()
-			return append(b, in.last...), cuts
-		}
 		if out, ok := m.encodeInc(b, full); ok {
 			in.hits++
 			n := len(cuts)
@@ -205,8 +199,12 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 				cuts = in.cuts(cuts, len(b))
 			}
 			if checkInc {
-				enc := out[len(b):]
-				if !full {
+				// (Without bytes in the base, only the terms are compared.)
+				var enc []byte
+				switch {
+				case full:
+					enc = out[len(b):]
+				case in.bytes:
 					enc, _ = m.rewrite(nil, true)
 				}
 				m.checkIncremental(enc, cuts[n:], split, len(b))
