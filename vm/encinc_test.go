@@ -1,6 +1,7 @@
 package vm_test
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -192,9 +193,11 @@ func TestFingerprint_incremental(t *testing.T) {
 				m := walkMachine(t, path, c.gc, c.dead)
 				bad := 0
 				var want []uint64
+				var encs [][]byte
 				walkDFSWith(m, 3000, true, func(enc []byte, cuts []int32) {
 					fp := vm.Fingerprint(enc, cuts)
 					want = append(want, fp)
+					encs = append(encs, enc)
 					if got := m.Fingerprint(); got != fp && bad < 3 {
 						bad++
 						t.Errorf("fingerprint %016x, from scratch %016x (encoding %x, cuts %v)", got, fp, enc, cuts)
@@ -215,6 +218,27 @@ func TestFingerprint_incremental(t *testing.T) {
 				})
 				if !slices.Equal(got, want) {
 					t.Errorf("fingerprints only: %d fingerprints, the first different at %d; with encodings %d",
+						len(got), firstDiff(got, want), len(want))
+				}
+				// Fingerprints only, with some states also encoded after
+				// their fingerprint (as a deep DFS level or a trace asks):
+				// a base that keeps no bytes, then one that does, and
+				// the ways back of both kinds in one search.
+				m = walkMachine(t, path, c.gc, c.dead)
+				got, bad = got[:0], 0
+				walkDFSBy(m, 3000, func() string {
+					fp := m.EncodeFingerprint()
+					if i := len(got); i%3 == 1 && i < len(encs) {
+						if enc := m.Encode(nil); !bytes.Equal(enc, encs[i]) && bad < 3 {
+							bad++
+							t.Errorf("state %d encoded after its fingerprint: %x, want %x", i, enc, encs[i])
+						}
+					}
+					got = append(got, fp)
+					return fmt.Sprint(fp)
+				})
+				if !slices.Equal(got, want) {
+					t.Errorf("fingerprints, some states encoded: %d fingerprints, the first different at %d; with encodings %d",
 						len(got), firstDiff(got, want), len(want))
 				}
 			})
