@@ -103,10 +103,12 @@ func (c *Canon) Verify(before int) {
 // numbering is the earlier state's again.
 func (c *Canon) Verified(after int) bool {
 	ok := !c.bad && c.lim == Ref(after+1) && len(c.order) == c.live
-	for _, r := range c.order[c.live:] {
-		c.ids[r] = 0
+	if !ok {
+		for _, r := range c.order[c.live:] {
+			c.ids[r] = 0
+		}
+		c.order = c.order[:c.live]
 	}
-	c.order = c.order[:c.live]
 	c.lim = maxRef
 	return ok
 }
