@@ -72,7 +72,8 @@ type incEnc struct {
 	sum, wsum     uint64
 	newTerms      []uint64
 	lastSum       uint64
-	fpBuf         []byte // what EncodeFingerprint writes (the dirty records, or a whole encoding)
+	fpBuf         []byte // what EncodeFingerprint writes whole
+	recBuf        []byte // where fingerprintDirty writes each record
 
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
@@ -531,32 +532,86 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 			in.touch(id)
 		}
 	}
-	out, ok := m.rewrite(b, full)
-	switch {
-	case ok && full:
+	if !full {
+		ok := m.fingerprintDirty()
+		if ok {
+			in.lastVer, in.lastKind = m.version, lastIncFP
+		}
+		return b, ok
+	}
+	out, ok := m.rewrite(b)
+	if ok {
 		in.last = append(in.last[:0], out[len(b):]...)
 		in.lastVer, in.lastKind = m.version, lastInc
-	case ok:
-		in.lastVer, in.lastKind = m.version, lastIncFP
 	}
 	return out, ok
 }
 
+// fingerprintDirty is rewrite for the fingerprint alone: it writes the
+// record of each dirty component again, one at a time at the start of
+// recBuf, checks the numbering and sets the component's new term and the
+// sum; it reports false if the numbering changed. Each component's check
+// stands alone (heap.Canon.Verify), so the dirty components are taken in
+// the order they were found.
+func (m *Machine) fingerprintDirty() bool {
+	in, s, c := &m.inc, &m.S, m.canon
+	h := &s.Heap
+	nt := int32(len(s.Threads))
+	sum := in.sum
+	in.newTerms = in.newTerms[:0]
+	w := in.recBuf
+	for _, k := range in.dirty {
+		var room int
+		switch {
+		case k == 0:
+			room = m.staticsRoom()
+		case k <= nt:
+			t := s.Threads[k-1]
+			if c.ID(t.Obj) != heap.Ref(k) {
+				return false
+			}
+			room = threadRoom(t)
+		default:
+			room = c.ObjectRoom(h, int(k))
+		}
+		if cap(w) < room {
+			w = make([]byte, 2*room)
+			in.recBuf = w
+		}
+		w = w[:cap(w)]
+		c.Verify(int(in.before[k]))
+		var p int
+		switch {
+		case k == 0:
+			p = m.putStatics(w, 0)
+		case k <= nt:
+			p = m.putThreads(w, 0, s.Threads[k-1:k], nil, false, 0)
+		default:
+			p = c.PutObject(w, 0, h, m.layout, int(k))
+		}
+		if !c.Verified(int(in.before[k+1])) {
+			return false
+		}
+		t := term(int(k), w[:p])
+		in.newTerms = append(in.newTerms, t)
+		sum += t - in.terms[k]
+	}
+	in.lastSum = sum
+	return true
+}
+
 // rewrite appends to b the base's encoding with the records of the dirty
 // components written again, checking the numbering as it goes; it
-// reports false if the numbering changed. Unless full, it appends the
-// dirty components' records only. Either way it sets the terms and the
-// sum of the fingerprint; if full, the records' old and new lengths.
-func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
+// reports false if the numbering changed. It sets the terms and the sum
+// of the fingerprint, and the records' old and new lengths.
+// (EncodeFingerprint's incremental encodings are fingerprintDirty's.)
+func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 	in, s, c := &m.inc, &m.S, m.canon
 	h := &s.Heap
 	d := in.dirty
 	in.oldLen, in.newLen, in.newTerms = in.oldLen[:0], in.newLen[:0], in.newTerms[:0]
 	if len(d) == 0 {
 		in.lastSum = in.sum
-		if !full {
-			return b, true
-		}
 		return append(b, in.enc...), true
 	}
 	// Sort the few dirty components (insertion sort: usually one to three).
@@ -566,10 +621,7 @@ func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 		}
 	}
 	nt := int32(len(s.Threads))
-	need := 0
-	if full {
-		need = len(in.enc)
-	}
+	need := len(in.enc)
 	for _, k := range d {
 		switch {
 		case k == 0:
@@ -591,9 +643,7 @@ func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 	prev := int32(0) // the next component whose record is still to copy
 	sum := in.sum
 	for _, k := range d {
-		if full {
-			p += copy(w[p:], in.enc[in.start[prev]:in.start[k]])
-		}
+		p += copy(w[p:], in.enc[in.start[prev]:in.start[k]])
 		q := p
 		c.Verify(int(in.before[k]))
 		switch {
@@ -607,18 +657,14 @@ func (m *Machine) rewrite(b []byte, full bool) ([]byte, bool) {
 		if !c.Verified(int(in.before[k+1])) {
 			return b, false
 		}
-		if full {
-			in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
-			in.newLen = append(in.newLen, int32(p-q))
-		}
+		in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
+		in.newLen = append(in.newLen, int32(p-q))
 		t := term(int(k), w[q:p])
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]
 		prev = k + 1
 	}
-	if full {
-		p += copy(w[p:], in.enc[in.start[prev]:])
-	}
+	p += copy(w[p:], in.enc[in.start[prev]:])
 	in.lastSum = sum
 	return w[:p], true
 }

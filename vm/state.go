@@ -205,7 +205,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 				case full:
 					enc = out[len(b):]
 				case in.bytes:
-					enc, _ = m.rewrite(nil, true)
+					enc, _ = m.rewrite(nil)
 				}
 				m.checkIncremental(enc, cuts[n:], split, len(b))
 			}
