@@ -585,7 +585,7 @@ func (m *Machine) fingerprintDirty() bool {
 		case k == 0:
 			p = m.putStatics(w, 0)
 		case k <= nt:
-			p = m.putThreads(w, 0, s.Threads[k-1:k], nil, false, 0)
+			p = m.putThread(w, 0, s.Threads[k-1], nil)
 		default:
 			p = c.PutObject(w, 0, h, m.layout, int(k))
 		}
@@ -650,7 +650,7 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		case k == 0:
 			p = m.putStatics(w, p)
 		case k <= nt:
-			p = m.putThreads(w, p, s.Threads[k-1:k], nil, false, 0)
+			p = m.putThread(w, p, s.Threads[k-1], nil)
 		default:
 			p = c.PutObject(w, p, h, m.layout, int(k))
 		}
