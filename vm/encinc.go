@@ -716,38 +716,40 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 }
 
 // FPStash is what EncodeFingerprint left of an incremental encoding (see
-// Machine.StashFingerprint). Its memory is reused.
+// Machine.StashFingerprint): the dirty components and their new terms,
+// up to stashMax of them.
 type FPStash struct {
 	ok             bool
+	n              int32
 	gen, snapClock uint64
 	snap           *Snapshot
-	dirty          []int32
-	newTerms       []uint64
 	sum            uint64
+	dirty          [stashMax]int32
+	newTerms       [stashMax]uint64
 }
+
+// stashMax is the most dirty components an FPStash keeps: a transition
+// changes one to three components (its thread, an object, a thread it
+// woke); one that changed more is encoded again.
+const stashMax = 4
 
 // StashFingerprint keeps in st what the EncodeFingerprint just done left,
 // if it was incremental, so that UnstashFingerprint can stand for it when
 // the same state is reached again from the same base: explorer's
 // lookahead executes a new state's transition a second time, and need not
-// encode it again.
+// encode it again. The encoder is left as it was.
 func (m *Machine) StashFingerprint(st *FPStash) {
 	in := &m.inc
-	st.ok = in.ok && in.lastKind == lastIncFP && in.lastVer == m.version
+	n := len(in.dirty)
+	st.ok = in.ok && in.lastKind == lastIncFP && in.lastVer == m.version && n <= stashMax
 	if !st.ok {
 		return
 	}
-	st.gen, st.snap, st.snapClock = in.gen, in.snap, in.snapClock
-	// The encoder's buffers change places with st's: no copy. The
-	// dirty components' marks are cleared, and the encoder keeps no last
-	// encoding (lastVer matches no version).
-	for _, k := range in.dirty {
-		in.marked[k] = false
+	st.gen, st.snap, st.snapClock, st.sum, st.n = in.gen, in.snap, in.snapClock, in.lastSum, int32(n)
+	for i, k := range in.dirty {
+		st.dirty[i] = k
+		st.newTerms[i] = in.newTerms[i]
 	}
-	st.swap(in)
-	in.dirty = in.dirty[:0]
-	st.sum = in.lastSum
-	in.lastVer = ^uint64(0)
 }
 
 // UnstashFingerprint stands for EncodeFingerprint when the machine holds
@@ -774,20 +776,16 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	m.canonVer = m.version
 	m.canon = &m.canons[in.bc]
 	in.untouch()
-	for _, k := range st.dirty {
+	in.newTerms = in.newTerms[:0]
+	for i := range st.n {
+		k := st.dirty[i]
 		in.marked[k] = true
+		in.dirty = append(in.dirty, k)
+		in.newTerms = append(in.newTerms, st.newTerms[i])
 	}
-	st.swap(in)
 	st.ok = false
 	in.lastSum = st.sum
 	in.lastVer, in.lastKind = m.version, lastIncFP
 	in.hits++
 	return mix(in.lastSum), true
-}
-
-// swap exchanges the buffers of an incremental fingerprint's dirty
-// components (their list and terms) between st and the encoder.
-func (st *FPStash) swap(in *incEnc) {
-	in.dirty, st.dirty = st.dirty, in.dirty
-	in.newTerms, st.newTerms = st.newTerms, in.newTerms
 }
