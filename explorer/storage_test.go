@@ -6,8 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"mcvm/asm"
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	"mcvm/internal/progen"
 	"mcvm/vm"
 )
 
@@ -18,7 +20,7 @@ import (
 // the same transitions, errors and verdicts, in both search orders, with
 // and without --continue; and with DFS decoding every level (no
 // snapshots), the path a lossy store takes through its own copies of the
-// encodings.
+// encodings. Generated programs join them (MCVM_GEN_PROGRAMS, default 30).
 func TestStorage_lossyVsExact(t *testing.T) {
 	type run struct {
 		fps []uint64
@@ -42,7 +44,23 @@ func TestStorage_lossyVsExact(t *testing.T) {
 		r.res = explorer.Search(m, opts)
 		return r
 	}
-	for _, md := range smallModels(t) {
+	models := smallModels(t)
+	n, err := progen.Count(30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		n = 8
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		src := progen.GenerateWith(seed, progen.Options{Handlers: seed%2 == 0})
+		p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		models = append(models, model{fmt.Sprintf("generated-%d", seed), p})
+	}
+	for _, md := range models {
 		p := md.prog
 		for _, order := range []explorer.Order{explorer.DFS, explorer.BFS} {
 			for _, cont := range []bool{true, false} {
