@@ -26,6 +26,9 @@ type Canon struct {
 	lim  Ref
 	bad  bool
 	live int
+	// refMax bounds the numbers object records have referred to since
+	// Reset (see RefMax).
+	refMax Ref
 }
 
 const maxRef = Ref(1<<31 - 1)
@@ -52,6 +55,7 @@ func (c *Canon) Reset(h *Heap) {
 	}
 	c.order = c.order[:0]
 	c.lim = maxRef
+	c.refMax = 0
 }
 
 // Root numbers r, if not yet numbered, and returns its new reference. r
@@ -102,16 +106,35 @@ func (c *Canon) Verify(before int) {
 // it anew, which Verified reports as a failure and takes back: the
 // numbering is the earlier state's again.
 func (c *Canon) Verified(after int) bool {
-	ok := !c.bad && c.lim == Ref(after+1) && len(c.order) == c.live
-	if !ok {
+	reached, ok := c.VerifiedPrefix(after)
+	return ok && reached == after
+}
+
+// VerifiedPrefix ends the check Verify began, as Verified does, for a
+// component that may have let go of the last objects the earlier
+// traversal numbered from it: it reports whether the component referred
+// only to objects numbered before it and, in order, to a prefix of those
+// the earlier traversal numbered from it (after: how many were numbered
+// when it left the component), and how many objects are numbered up to
+// the end of that prefix. Whether the numbering is then the earlier one
+// cut short is the caller's to decide (nothing later may refer to the
+// objects let go of).
+func (c *Canon) VerifiedPrefix(after int) (reached int, ok bool) {
+	reached = int(c.lim) - 1
+	ok = !c.bad && reached <= after && len(c.order) == c.live
+	if len(c.order) != c.live {
 		for _, r := range c.order[c.live:] {
 			c.ids[r] = 0
 		}
 		c.order = c.order[:c.live]
 	}
 	c.lim = maxRef
-	return ok
+	return reached, ok
 }
+
+// RefMax returns a bound on the numbers that the object records written
+// since Reset (by EncodeObjects or PutObject) referred to: their largest.
+func (c *Canon) RefMax() int { return int(c.refMax) }
 
 // Reached reports whether r, an object of the heap given to Reset, has
 // been numbered (after EncodeObjects: whether it is reachable).
@@ -217,6 +240,9 @@ func (c *Canon) PutObject(w []byte, p int, h *Heap, l *Layout, id int) int {
 	return p
 }
 
+// Object returns the object numbered id.
+func (c *Canon) Object(h *Heap, id int) *Object { return &h.Objs[c.order[id-1]-1] }
+
 // ObjectRoom is the most bytes PutObject writes for the object numbered id.
 func (c *Canon) ObjectRoom(h *Heap, id int) int {
 	return (4 + int(h.Objs[c.order[id-1]-1].Len)) * binary.MaxVarintLen64
@@ -224,16 +250,17 @@ func (c *Canon) ObjectRoom(h *Heap, id int) int {
 
 // Save returns copies of c's numbering, which Load puts back (for a check
 // that encodes another state in between).
-func (c *Canon) Save() (ids, order []Ref) {
-	return slices.Clone(c.ids), slices.Clone(c.order)
+func (c *Canon) Save() (ids, order []Ref, refMax int) {
+	return slices.Clone(c.ids), slices.Clone(c.order), int(c.refMax)
 }
 
 // Load puts back a numbering Save returned.
-func (c *Canon) Load(ids, order []Ref) {
+func (c *Canon) Load(ids, order []Ref, refMax int) {
 	c.ids = append(c.ids[:0], ids...)
 	c.order = slices.Grow(c.order[:0], cap(order))
 	c.order = append(c.order, order...)
 	c.lim = maxRef
+	c.refMax = Ref(refMax)
 }
 
 // ID returns the number of r, an object of the heap given to Reset: 0
@@ -287,13 +314,17 @@ func (c *Canon) putSlots(w []byte, p int, h *Heap, l *Layout, o *Object) int {
 		}
 	case KindRefArray:
 		for _, s := range slots {
-			p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
+			id := c.Root(Ref(s))
+			c.refMax = max(c.refMax, id)
+			p = PutUvarint(w, p, uint64(id))
 		}
 	default:
 		refs := l.slots[o.Class]
 		for j, s := range slots {
 			if refs[j] {
-				p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
+				id := c.Root(Ref(s))
+				c.refMax = max(c.refMax, id)
+				p = PutUvarint(w, p, uint64(id))
 			} else {
 				p = PutVarint(w, p, s)
 			}

@@ -45,8 +45,10 @@ const fpMagic = "MCVMFPM\n"
 // Version 2 added the chained transitions' counts; version 3 holds the
 // fingerprints combined from component hashes (vm.Fingerprint), which
 // differ from version 2's hashes of whole encodings, so that maps of the
-// two kinds are never merged.
-const fpMapVersion = 3
+// two kinds are never merged; version 4's fingerprints are of encodings
+// whose thread records run from the last thread to the first (they ran
+// from the first), which differ from version 3's.
+const fpMapVersion = 4
 
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats

@@ -100,6 +100,7 @@ type incEnc struct {
 	// rewritten, its number, its new term, and (if lastInc) its record's
 	// length before and after.
 	lastKind int
+	truncTo  int // lastCutFP: the components kept
 	last     []byte
 	lastVer  uint64
 	dirty    []int32
@@ -135,6 +136,7 @@ const (
 	lastInc          // incremental, with the base's numbering
 	lastIncFP        // incremental, fingerprint only: the dirty components' terms were computed, the encoding not written
 	lastWhole        // whole, with the other numbering (Machine.canons[1-bc])
+	lastCutFP        // as lastIncFP, with the base's numbering cut short after truncTo-1 objects (see fingerprintDirty)
 )
 
 // The forms of encBack.data.
@@ -261,6 +263,15 @@ func (m *Machine) saved(s *Snapshot) {
 		// Written with the other numbering, which becomes the base's.
 		in.bc = 1 - in.bc
 		m.recordInc(in.last)
+	case lastCutFP:
+		// A numbering cut short is the base's no longer: the state is
+		// written whole to be the base (rare: the main thread's return
+		// mostly reaches states visited before).
+		in.ok = false
+		in.scratch = m.Encode(in.scratch[:0])
+		if !in.ok {
+			return
+		}
 	}
 	in.clearLog()
 	in.snap, in.snapClock = s, s.clock
@@ -328,8 +339,8 @@ func (m *Machine) keepBack(b *encBack) {
 	d := append(b.data[:0], form)
 	for _, k := range in.dirty {
 		var st uint64
-		if k > 0 && int(k) <= len(in.stamps) {
-			st = in.stamps[k-1]
+		if i := in.threadOf(k); i >= 0 {
+			st = in.stamps[i]
 		}
 		d = heap.AppendUvarint(d, uint64(k))
 		d = heap.AppendUvarint(d, st)
@@ -361,8 +372,8 @@ func (m *Machine) rollBack(b *encBack) {
 			p += 8
 			in.sum += t - in.terms[k]
 			in.terms[k] = t
-			if k > 0 && int(k) <= len(in.stamps) {
-				in.stamps[k-1] = st
+			if i := in.threadOf(int32(k)); i >= 0 {
+				in.stamps[i] = st
 			}
 		}
 		in.bytes = false
@@ -384,8 +395,8 @@ func (m *Machine) rollBack(b *encBack) {
 			t := term(int(c), rec)
 			in.sum += t - in.terms[c]
 			in.terms[c] = t
-			if c > 0 && int(c) <= len(in.stamps) {
-				in.stamps[c-1] = st
+			if i := in.threadOf(c); i >= 0 {
+				in.stamps[i] = st
 			}
 			if rebuild {
 				out = append(out, in.enc[in.start[prev]:in.start[c]]...)
@@ -427,8 +438,8 @@ func (m *Machine) promote() {
 		in.shiftStarts()
 	}
 	for i, k := range in.dirty {
-		if k > 0 && int(k) <= len(in.stamps) {
-			in.stamps[k-1] = m.S.Threads[k-1].stamp
+		if i := in.threadOf(k); i >= 0 {
+			in.stamps[i] = m.S.Threads[i].stamp
 		}
 		in.terms[k] = in.newTerms[i]
 	}
@@ -462,6 +473,17 @@ func (in *incEnc) untouch() {
 		in.marked[k] = false
 	}
 	in.dirty = in.dirty[:0]
+}
+
+// threadOf returns the thread whose record is component k of the base,
+// or -1 if k is not a thread's: the records run from the last thread to
+// the first (see putThreads), so component k is thread n-k's of n.
+func (in *incEnc) threadOf(k int32) int {
+	n := int32(len(in.stamps))
+	if k < 1 || k > n {
+		return -1
+	}
+	return int(n - k)
 }
 
 // touch notes that component k changed.
@@ -517,25 +539,30 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 	if in.all {
 		for i, t := range s.Threads {
 			if t.stamp != in.stamps[i] {
-				in.touch(heap.Ref(i + 1))
+				in.touch(heap.Ref(len(s.Threads) - i))
 			}
 		}
 	} else {
 		for _, i := range in.touched[:in.nTouch] {
 			if s.Threads[i].stamp != in.stamps[i] {
-				in.touch(heap.Ref(i + 1))
+				in.touch(heap.Ref(int32(len(s.Threads)) - i))
 			}
 		}
 	}
+	nt := heap.Ref(len(s.Threads))
 	for _, r := range in.log {
-		if id := c.ID(r); id != 0 {
+		switch id := c.ID(r); {
+		case id > nt:
 			in.touch(id)
+		case id != 0:
+			// A Thread object's monitor is in its thread's record.
+			in.touch(nt + 1 - id)
 		}
 	}
 	if !full {
 		ok := m.fingerprintDirty()
 		if ok {
-			in.lastVer, in.lastKind = m.version, lastIncFP
+			in.lastVer = m.version
 		}
 		return b, ok
 	}
@@ -550,9 +577,24 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 // fingerprintDirty is rewrite for the fingerprint alone: it writes the
 // record of each dirty component again, one at a time at the start of
 // recBuf, checks the numbering and sets the component's new term and the
-// sum; it reports false if the numbering changed. Each component's check
-// stands alone (heap.Canon.Verify), so the dirty components are taken in
-// the order they were found.
+// sum and the kind of the last encoding; it reports false if the
+// numbering changed. Each component's check stands alone
+// (heap.Canon.Verify), so the dirty components are taken in the order
+// they were found.
+//
+// One change of the numbering is taken in: the last thread record
+// (thread 0's, the main thread's: the records run from the last thread to
+// the first, see putThreads) letting go of the last objects the base's
+// traversal numbered from it. After that record come only objects'
+// records; if none of them refers past the objects it still reaches
+// (heap.Canon.RefMax bounds the references of every object record
+// written with the base's numbering, those written again here included),
+// the objects let go of are unreachable, and nothing was numbered after
+// them (an object record would have referred to it): the state's
+// numbering is the base's cut short, and its components are the base's
+// without the objects' let go of (kind lastCutFP). So the main thread's
+// return, which drops the objects only it referred to, is not a whole
+// encoding.
 func (m *Machine) fingerprintDirty() bool {
 	in, s, c := &m.inc, &m.S, m.canon
 	h := &s.Heap
@@ -560,18 +602,27 @@ func (m *Machine) fingerprintDirty() bool {
 	sum := in.sum
 	in.newTerms = in.newTerms[:0]
 	w := in.recBuf
+	cut := -1 // the objects numbered when the numbering is cut short, or -1
 	for _, k := range in.dirty {
 		var room int
 		switch {
 		case k == 0:
 			room = m.staticsRoom()
 		case k <= nt:
-			t := s.Threads[k-1]
-			if c.ID(t.Obj) != heap.Ref(k) {
+			i := nt - k
+			t := s.Threads[i]
+			if c.ID(t.Obj) != heap.Ref(i+1) {
 				return false
 			}
 			room = threadRoom(t)
 		default:
+			if c.Object(h, int(k)).Kind == heap.KindFree {
+				// Freed since it was numbered: one of the objects a
+				// numbering cut short let go of (see below), written
+				// before it was let go of; the numbering is not the
+				// base's.
+				return false
+			}
 			room = c.ObjectRoom(h, int(k))
 		}
 		if cap(w) < room {
@@ -585,16 +636,45 @@ func (m *Machine) fingerprintDirty() bool {
 		case k == 0:
 			p = m.putStatics(w, 0)
 		case k <= nt:
-			p = m.putThread(w, 0, s.Threads[k-1], nil)
+			p = m.putThread(w, 0, s.Threads[nt-k], nil)
 		default:
 			p = c.PutObject(w, 0, h, m.layout, int(k))
 		}
-		if !c.Verified(int(in.before[k+1])) {
+		after := int(in.before[k+1])
+		reached, ok := c.VerifiedPrefix(after)
+		if !ok {
 			return false
+		}
+		if reached != after {
+			if k != nt {
+				return false
+			}
+			cut = reached
 		}
 		t := term(int(k), w[:p])
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]
+	}
+	in.lastKind = lastIncFP
+	if cut >= 0 {
+		// Cut short after the object numbered cut: no object record may
+		// refer past it (those written again above included), and no
+		// object past it may have changed.
+		if c.RefMax() > cut {
+			return false
+		}
+		for _, k := range in.dirty {
+			if int(k) > cut {
+				return false
+			}
+		}
+		for k := cut + 1; k < len(in.terms); k++ {
+			sum -= in.terms[k]
+		}
+		in.lastKind, in.truncTo = lastCutFP, cut+1
+		// The numbering reaches the objects let go of: it is not this
+		// state's mark for the collector.
+		m.canonVer = ^uint64(0)
 	}
 	in.lastSum = sum
 	return true
@@ -627,8 +707,9 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		case k == 0:
 			need += m.staticsRoom()
 		case k <= nt:
-			t := s.Threads[k-1]
-			if c.ID(t.Obj) != heap.Ref(k) {
+			i := nt - k
+			t := s.Threads[i]
+			if c.ID(t.Obj) != heap.Ref(i+1) {
 				return b, false
 			}
 			need += threadRoom(t)
@@ -650,7 +731,7 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		case k == 0:
 			p = m.putStatics(w, p)
 		case k <= nt:
-			p = m.putThread(w, p, s.Threads[k-1], nil)
+			p = m.putThread(w, p, s.Threads[nt-k], nil)
 		default:
 			p = c.PutObject(w, p, h, m.layout, int(k))
 		}
@@ -684,7 +765,7 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	saved.wstart, saved.wbefore = slices.Clone(in.wstart), slices.Clone(in.wbefore)
 	saved.terms, saved.wterms, saved.newTerms = slices.Clone(in.terms), slices.Clone(in.wterms), slices.Clone(in.newTerms)
 	c := m.canon
-	ids, order := c.Save()
+	ids, order, refMax := c.Save()
 	m.noInc = true
 	full, fullCuts := m.encode(nil, nil, split, nil, nil, true)
 	m.noInc = false
@@ -694,6 +775,9 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	terms := slices.Clone(saved.terms)
 	for i, k := range saved.dirty {
 		terms[k] = saved.newTerms[i]
+	}
+	if saved.lastKind == lastCutFP {
+		terms = terms[:saved.truncTo]
 	}
 	if !slices.Equal(terms, in.wterms) {
 		panic(fmt.Sprintf("vm: incremental fingerprint's terms %x differ from the whole encoding's %x", terms, in.wterms))
@@ -712,7 +796,7 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	}
 	*in = saved
 	m.canon = c
-	c.Load(ids, order)
+	c.Load(ids, order, refMax)
 }
 
 // FPStash is what EncodeFingerprint left of an incremental encoding (see

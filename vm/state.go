@@ -204,7 +204,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 				switch {
 				case full:
 					enc = out[len(b):]
-				case in.bytes:
+				case in.bytes && in.lastKind != lastCutFP:
 					enc, _ = m.rewrite(nil)
 				}
 				m.checkIncremental(enc, cuts[n:], split, len(b))
@@ -332,7 +332,8 @@ func threadRoom(t *Thread) int {
 func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, rec bool, base int) int {
 	c := m.canon
 	in := &m.inc
-	for _, t := range threads {
+	for i := len(threads) - 1; i >= 0; i-- {
+		t := threads[i]
 		if rec {
 			in.wstart = append(in.wstart, int32(p-base))
 			in.wbefore = append(in.wbefore, int32(c.Live()))
@@ -440,7 +441,11 @@ func (m *Machine) Decode(b []byte) {
 	}
 	s.Threads = s.Threads[:0]
 	for i := 0; i < n; i++ {
-		t := m.thread(int32(i))
+		m.thread(int32(i))
+	}
+	// The records run from the last thread to the first (putThreads).
+	for i := n - 1; i >= 0; i-- {
+		t := s.Threads[i]
 		t.Status = Status(b[off] &^ pendingBit)
 		pending := b[off]&pendingBit != 0
 		off++
