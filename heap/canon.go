@@ -26,9 +26,6 @@ type Canon struct {
 	lim  Ref
 	bad  bool
 	live int
-	// refMax bounds the numbers object records have referred to since
-	// Reset (see RefMax).
-	refMax Ref
 }
 
 const maxRef = Ref(1<<31 - 1)
@@ -55,7 +52,6 @@ func (c *Canon) Reset(h *Heap) {
 	}
 	c.order = c.order[:0]
 	c.lim = maxRef
-	c.refMax = 0
 }
 
 // Root numbers r, if not yet numbered, and returns its new reference. r
@@ -106,8 +102,20 @@ func (c *Canon) Verify(before int) {
 // it anew, which Verified reports as a failure and takes back: the
 // numbering is the earlier state's again.
 func (c *Canon) Verified(after int) bool {
-	reached, ok := c.VerifiedPrefix(after)
-	return ok && reached == after
+	ok := !c.bad && c.lim == Ref(after+1) && len(c.order) == c.live
+	if !ok {
+		c.undo()
+	}
+	c.lim = maxRef
+	return ok
+}
+
+// undo takes back what a failed check numbered.
+func (c *Canon) undo() {
+	for _, r := range c.order[c.live:] {
+		c.ids[r] = 0
+	}
+	c.order = c.order[:c.live]
 }
 
 // VerifiedPrefix ends the check Verify began, as Verified does, for a
@@ -123,18 +131,35 @@ func (c *Canon) VerifiedPrefix(after int) (reached int, ok bool) {
 	reached = int(c.lim) - 1
 	ok = !c.bad && reached <= after && len(c.order) == c.live
 	if len(c.order) != c.live {
-		for _, r := range c.order[c.live:] {
-			c.ids[r] = 0
-		}
-		c.order = c.order[:c.live]
+		c.undo()
 	}
 	c.lim = maxRef
 	return reached, ok
 }
 
-// RefMax returns a bound on the numbers that the object records written
-// since Reset (by EncodeObjects or PutObject) referred to: their largest.
-func (c *Canon) RefMax() int { return int(c.refMax) }
+// RefersPast reports whether an object numbered from+1 to to refers to
+// an object numbered past to, or not numbered at all.
+func (c *Canon) RefersPast(h *Heap, l *Layout, from, to int) bool {
+	for i := from; i < to; i++ {
+		o := &h.Objs[c.order[i]-1]
+		if o.Len == 0 || o.Kind == KindIntArray {
+			continue
+		}
+		var refs []bool
+		if o.Kind == KindObject {
+			refs = l.slots[o.Class]
+		}
+		for j, s := range h.Data[o.Off : o.Off+o.Len] {
+			if s == 0 || refs != nil && !refs[j] {
+				continue
+			}
+			if id := c.ids[Ref(s)]; id == 0 || int(id) > to {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Reached reports whether r, an object of the heap given to Reset, has
 // been numbered (after EncodeObjects: whether it is reachable).
@@ -250,17 +275,16 @@ func (c *Canon) ObjectRoom(h *Heap, id int) int {
 
 // Save returns copies of c's numbering, which Load puts back (for a check
 // that encodes another state in between).
-func (c *Canon) Save() (ids, order []Ref, refMax int) {
-	return slices.Clone(c.ids), slices.Clone(c.order), int(c.refMax)
+func (c *Canon) Save() (ids, order []Ref) {
+	return slices.Clone(c.ids), slices.Clone(c.order)
 }
 
 // Load puts back a numbering Save returned.
-func (c *Canon) Load(ids, order []Ref, refMax int) {
+func (c *Canon) Load(ids, order []Ref) {
 	c.ids = append(c.ids[:0], ids...)
 	c.order = slices.Grow(c.order[:0], cap(order))
 	c.order = append(c.order, order...)
 	c.lim = maxRef
-	c.refMax = Ref(refMax)
 }
 
 // ID returns the number of r, an object of the heap given to Reset: 0
@@ -314,17 +338,13 @@ func (c *Canon) putSlots(w []byte, p int, h *Heap, l *Layout, o *Object) int {
 		}
 	case KindRefArray:
 		for _, s := range slots {
-			id := c.Root(Ref(s))
-			c.refMax = max(c.refMax, id)
-			p = PutUvarint(w, p, uint64(id))
+			p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
 		}
 	default:
 		refs := l.slots[o.Class]
 		for j, s := range slots {
 			if refs[j] {
-				id := c.Root(Ref(s))
-				c.refMax = max(c.refMax, id)
-				p = PutUvarint(w, p, uint64(id))
+				p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
 			} else {
 				p = PutVarint(w, p, s)
 			}

@@ -274,6 +274,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	for mi := range p.Methods {
 		m.syncMethod[mi] = p.Methods[mi].Sync()
 	}
+	m.inc.lastFirst = !joins(p)
 	m.vtab = make([][]int32, len(p.Methods))
 	m.syncVirt = make([]bool, len(p.Methods))
 	for mi := range p.Methods {
@@ -839,4 +840,21 @@ func (m *Machine) WaitPC(tid int32) int32 {
 		return -1
 	}
 	return t.top().PC - 1
+}
+
+// joins reports whether program p has a join instruction. A program that
+// joins threads typically has its main thread wait for the others while
+// it keeps the objects they share; one that does not typically has it
+// start them and return. The canonical encoding takes the threads'
+// records in the order that keeps the numbering stable in each case (see
+// incEnc.lastFirst).
+func joins(p *bytecode.Program) bool {
+	for mi := range p.Methods {
+		for _, in := range p.Methods[mi].Code {
+			if in.Op == bytecode.OpJoin {
+				return true
+			}
+		}
+	}
+	return false
 }

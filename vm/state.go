@@ -332,7 +332,11 @@ func threadRoom(t *Thread) int {
 func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, rec bool, base int) int {
 	c := m.canon
 	in := &m.inc
-	for i := len(threads) - 1; i >= 0; i-- {
+	for j := range threads {
+		i := j
+		if in.lastFirst {
+			i = len(threads) - 1 - j
+		}
 		t := threads[i]
 		if rec {
 			in.wstart = append(in.wstart, int32(p-base))
@@ -443,8 +447,9 @@ func (m *Machine) Decode(b []byte) {
 	for i := 0; i < n; i++ {
 		m.thread(int32(i))
 	}
-	// The records run from the last thread to the first (putThreads).
-	for i := n - 1; i >= 0; i-- {
+	// The records run in incEnc.lastFirst's order (putThreads).
+	for j := 0; j < n; j++ {
+		i := m.inc.thread(int32(j+1), int32(n))
 		t := s.Threads[i]
 		t.Status = Status(b[off] &^ pendingBit)
 		pending := b[off]&pendingBit != 0
