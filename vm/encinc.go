@@ -63,7 +63,7 @@ type incEnc struct {
 	lastFirst bool
 	ok        bool    // the fields below describe the base, and the log is complete
 	bc        int     // the base's numbering is Machine.canons[bc]
-	bytes     bool    // enc and start describe the base (see promoteFP)
+	bytes     bool    // enc and start describe the base (see promote)
 	enc       []byte  // the base's encoding
 	start     []int32 // per component, where its record begins in enc; then len(enc)
 	before    []int32 // per component, objects numbered when the traversal reached it; then all
@@ -132,7 +132,7 @@ type incEnc struct {
 // its number, its stamp if it is a thread (else 0) and, in form
 // backRecords, its record's length (uvarints) and the record, or in form
 // backTerms, its term (8 bytes, little-endian), when the base keeps no
-// bytes (see promoteFP). A DFS level holds one, so one slice header
+// bytes (see promote). A DFS level holds one, so one slice header
 // instead of four saves about a hundred bytes a level.
 type encBack struct {
 	parent      *Snapshot // the parent's snapshot, and its clock then
