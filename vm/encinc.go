@@ -776,8 +776,8 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 // checkIncremental encodes the whole state again and panics if enc (just
 // written incrementally; nil: none) differs from it, or the fingerprint's
 // terms or sum differ, or, if split, the cuts (offsets from base) differ
-// (see checkInc). It leaves the base, the log and the numbering as they
-// were.
+// (see checkInc). It leaves the base, the log and the numbering (and
+// whether it is the state's mark, canonVer) as they were.
 func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base int) {
 	in := &m.inc
 	saved := *in
@@ -787,7 +787,7 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	saved.oldLen, saved.newLen = slices.Clone(in.oldLen), slices.Clone(in.newLen)
 	saved.wstart, saved.wbefore = slices.Clone(in.wstart), slices.Clone(in.wbefore)
 	saved.terms, saved.wterms, saved.newTerms = slices.Clone(in.terms), slices.Clone(in.wterms), slices.Clone(in.newTerms)
-	c := m.canon
+	c, cv := m.canon, m.canonVer
 	ids, order := c.Save()
 	m.noInc = true
 	full, fullCuts := m.encode(nil, nil, split, nil, nil, true)
@@ -818,7 +818,7 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 		cuts[i] += int32(base)
 	}
 	*in = saved
-	m.canon = c
+	m.canon, m.canonVer = c, cv
 	c.Load(ids, order)
 }
 
