@@ -228,21 +228,23 @@ func PutVarint(w []byte, p int, x int64) int {
 // The first skip objects numbered are not written: the caller encodes them
 // in its own way, and they must not hold references.
 func (c *Canon) EncodeObjects(b []byte, h *Heap, l *Layout, skip int) []byte {
-	b, _, _ = c.encodeObjects(b, h, l, skip, 0, nil, nil, false)
+	b, _, _, _ = c.encodeObjects(b, h, l, skip, 0, nil, nil, nil, false)
 	return b
 }
 
 // EncodeObjectsRec is EncodeObjects that also appends, for each object
 // written, where its record starts (offset in the returned slice minus
 // base) to starts, and how many objects were numbered when its slots
-// began to befores: what an incremental encoder needs to write single
-// objects again (PutObject) and check the numbering (Verify).
-func (c *Canon) EncodeObjectsRec(b []byte, h *Heap, l *Layout, skip, base int, starts, befores []int32) ([]byte, []int32, []int32) {
-	return c.encodeObjects(b, h, l, skip, base, starts, befores, true)
+// began to befores, and its record's term (see term.go) to terms: what
+// an incremental encoder needs to write single objects again (PutObject)
+// and check the numbering (Verify), and a fingerprint.
+func (c *Canon) EncodeObjectsRec(b []byte, h *Heap, l *Layout, skip, base int, starts, befores []int32, terms []uint64) ([]byte, []int32, []int32, []uint64) {
+	return c.encodeObjects(b, h, l, skip, base, starts, befores, terms, true)
 }
 
-// encodeObjects is EncodeObjects, recording starts and befores if rec.
-func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip, base int, starts, befores []int32, rec bool) ([]byte, []int32, []int32) {
+// encodeObjects is EncodeObjects, recording starts, befores and terms if
+// rec.
+func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip, base int, starts, befores []int32, terms []uint64, rec bool) ([]byte, []int32, []int32, []uint64) {
 	// Room for every object of h, reached or not: tag, owner, count and
 	// length, and one varint per slot.
 	b = Room(b, (4*len(h.Objs)+len(h.Data))*binary.MaxVarintLen64)
@@ -251,18 +253,19 @@ func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip, base int, star
 		// loop's appends never grow (see Room).
 		starts = slices.Grow(starts, len(h.Objs))
 		befores = slices.Grow(befores, len(h.Objs))
+		terms = slices.Grow(terms, len(h.Objs))
 	}
 	p := len(b)
-	p, starts, befores = c.putObjects(b[:cap(b)], p, h, l, skip, -1, base, starts, befores, rec)
-	return b[:p], starts, befores
+	p, starts, befores, terms, _ = c.putObjects(b[:cap(b)], p, h, l, skip, -1, base, starts, befores, terms, rec)
+	return b[:p], starts, befores, terms
 }
 
 // PutObject writes the record of the object numbered id (see
 // EncodeObjects) at w[p:] and returns the position after it. w must have
 // room for it (ObjectRoom).
-func (c *Canon) PutObject(w []byte, p int, h *Heap, l *Layout, id int) int {
-	p, _, _ = c.putObjects(w, p, h, l, id-1, id, 0, nil, nil, false)
-	return p
+func (c *Canon) PutObject(w []byte, p int, h *Heap, l *Layout, id int) (int, uint64) {
+	p, _, _, _, t := c.putObjects(w, p, h, l, id-1, id, 0, nil, nil, nil, false)
+	return p, t
 }
 
 // Object returns the object numbered id.
@@ -296,7 +299,8 @@ func (c *Canon) ID(r Ref) Ref { return c.ids[r] }
 // position after them; if rec it appends each record's start (minus base)
 // and the objects numbered before its slots to starts and befores. One
 // call writes all the objects of a whole encoding (see vm's putThreads).
-func (c *Canon) putObjects(w []byte, p int, h *Heap, l *Layout, from, to, base int, starts, befores []int32, rec bool) (int, []int32, []int32) {
+func (c *Canon) putObjects(w []byte, p int, h *Heap, l *Layout, from, to, base int, starts, befores []int32, terms []uint64, rec bool) (int, []int32, []int32, []uint64, uint64) {
+	var x uint64 // the term of the record being written (see term.go)
 	for i := from; i < len(c.order) && i != to; i++ {
 		if rec {
 			starts = append(starts, int32(p-base))
@@ -308,49 +312,64 @@ func (c *Canon) putObjects(w []byte, p int, h *Heap, l *Layout, from, to, base i
 			tag = uint64(o.Kind - KindIntArray) // 0 int array, 1 reference array
 		}
 		p = PutUvarint(w, p, tag)
+		x = TermAdd(TermStart(i+1), tag)
 		owner := o.Owner
 		if c.owners != nil && owner > 0 && int(owner) <= len(c.owners) {
 			owner = c.owners[owner-1] + 1
 		}
 		p = PutUvarint(w, p, uint64(owner))
+		x = TermAdd(x, uint64(owner))
 		if o.Owner != 0 {
 			p = PutUvarint(w, p, uint64(o.Count))
+			x = TermAdd(x, uint64(o.Count))
 		}
 		if o.Kind != KindObject {
 			p = PutUvarint(w, p, uint64(o.Len))
+			x = TermAdd(x, uint64(o.Len))
 		}
 		if o.Len > 0 {
-			p = c.putSlots(w, p, h, l, o)
+			p, x = c.putSlots(w, p, h, l, o, x)
+		}
+		x = Mix(x)
+		if rec {
+			terms = append(terms, x)
 		}
 	}
-	return p, starts, befores
+	return p, starts, befores, terms, x
 }
 
-// putSlots writes the slots of o at w[p:] and returns the position after
-// them. It is out of line: without it the loop over objects keeps fewer
-// values live, and objects without slots (monitors) are the common case.
-func (c *Canon) putSlots(w []byte, p int, h *Heap, l *Layout, o *Object) int {
+// putSlots writes the slots of o at w[p:] and folds them into term x
+// (see term.go), and returns the position after them and the term. It is
+// out of line: without it the loop over objects keeps fewer values live,
+// and objects without slots (monitors) are the common case.
+func (c *Canon) putSlots(w []byte, p int, h *Heap, l *Layout, o *Object, x uint64) (int, uint64) {
 	slots := h.Data[o.Off : o.Off+o.Len]
 	switch o.Kind {
 	case KindIntArray:
 		for _, s := range slots {
 			p = PutVarint(w, p, s)
+			x = TermAdd(x, uint64(s))
 		}
 	case KindRefArray:
 		for _, s := range slots {
-			p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
+			r := uint64(c.Root(Ref(s)))
+			p = PutUvarint(w, p, r)
+			x = TermAdd(x, r)
 		}
 	default:
 		refs := l.slots[o.Class]
 		for j, s := range slots {
 			if refs[j] {
-				p = PutUvarint(w, p, uint64(c.Root(Ref(s))))
+				r := uint64(c.Root(Ref(s)))
+				p = PutUvarint(w, p, r)
+				x = TermAdd(x, r)
 			} else {
 				p = PutVarint(w, p, s)
+				x = TermAdd(x, uint64(s))
 			}
 		}
 	}
-	return p
+	return p, x
 }
 
 // DecodeObjects appends to h the objects encoded in b[off:] by

@@ -46,9 +46,11 @@ const fpMagic = "MCVMFPM\n"
 // fingerprints combined from component hashes (vm.Fingerprint), which
 // differ from version 2's hashes of whole encodings, so that maps of the
 // two kinds are never merged; version 4's fingerprints are of encodings
-// whose thread records run from the last thread to the first (they ran
-// from the first), which differ from version 3's.
-const fpMapVersion = 4
+// whose thread records run from the last thread to the first in a
+// program without join (they ran from the first), which differ from
+// version 3's; version 5's terms hash the integers each record holds
+// instead of its bytes (heap.TermAdd), which differ from version 4's.
+const fpMapVersion = 5
 
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats

@@ -84,7 +84,6 @@ type incEnc struct {
 	newTerms      []uint64
 	lastSum       uint64
 	fpBuf         []byte // what EncodeFingerprint writes whole
-	recBuf        []byte // where fingerprintDirty writes each record
 
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
@@ -129,10 +128,10 @@ type incEnc struct {
 // the components that differ, with which backtracking turns the base
 // back into the parent's (rollBack) instead of encoding it again. It is
 // one byte string: a byte saying its form, then per component ascending
-// its number, its stamp if it is a thread (else 0) and, in form
-// backRecords, its record's length (uvarints) and the record, or in form
-// backTerms, its term (8 bytes, little-endian), when the base keeps no
-// bytes (see promote). A DFS level holds one, so one slice header
+// its number and its stamp if it is a thread (else 0) (uvarints), its
+// term (8 bytes, little-endian) and, in form backRecords, its record's
+// length (a uvarint) and the record; form backTerms, when the base keeps
+// no bytes (see promote), has no records. A DFS level holds one, so one slice header
 // instead of four saves about a hundred bytes a level.
 type encBack struct {
 	parent      *Snapshot // the parent's snapshot, and its clock then
@@ -355,8 +354,8 @@ func (m *Machine) keepBack(b *encBack) {
 		}
 		d = heap.AppendUvarint(d, uint64(k))
 		d = heap.AppendUvarint(d, st)
+		d = binary.LittleEndian.AppendUint64(d, in.terms[k])
 		if form == backTerms {
-			d = binary.LittleEndian.AppendUint64(d, in.terms[k])
 			continue
 		}
 		rec := in.enc[in.start[k]:in.start[k+1]]
@@ -398,12 +397,13 @@ func (m *Machine) rollBack(b *encBack) {
 			p += n
 			st, n := binary.Uvarint(data[p:])
 			p += n
+			t := binary.LittleEndian.Uint64(data[p:])
+			p += 8
 			ln, n := binary.Uvarint(data[p:])
 			p += n
 			c := int32(k)
 			rec := data[p : p+int(ln)]
 			p += int(ln)
-			t := term(int(c), rec)
 			in.sum += t - in.terms[c]
 			in.terms[c] = t
 			if i := in.threadOf(c); i >= 0 {
@@ -600,10 +600,11 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 	return out, ok
 }
 
-// fingerprintDirty is rewrite for the fingerprint alone: it writes the
-// record of each dirty component again, one at a time at the start of
-// recBuf, checks the numbering and sets the component's new term and the
-// sum and the kind of the last encoding; it reports false if the
+// fingerprintDirty is rewrite for the fingerprint alone: it computes the
+// term of each dirty component from the values its record would hold
+// (see fingerprint.go), writing no record, checks the numbering as the
+// writing would, and sets the component's new term and the sum and the
+// kind of the last encoding; it reports false if the
 // numbering changed. Each component's check stands alone
 // (heap.Canon.Verify), so the dirty components are taken in the order
 // they were found.
@@ -625,20 +626,21 @@ func (m *Machine) fingerprintDirty() bool {
 	nt := int32(len(s.Threads))
 	sum := in.sum
 	in.newTerms = in.newTerms[:0]
-	w := in.recBuf
 	cut := -1 // the objects numbered when the numbering is cut short, or -1
 	for _, k := range in.dirty {
-		var room int
+		var t uint64
 		switch {
 		case k == 0:
-			room = m.staticsRoom()
+			c.Verify(int(in.before[k]))
+			t = m.staticsTerm()
 		case k <= nt:
 			i := in.thread(k, nt)
-			t := s.Threads[i]
-			if c.ID(t.Obj) != heap.Ref(i+1) {
+			th := s.Threads[i]
+			if c.ID(th.Obj) != heap.Ref(i+1) {
 				return false
 			}
-			room = threadRoom(t)
+			c.Verify(int(in.before[k]))
+			t = m.threadTerm(int(k), th, nil)
 		default:
 			if c.Object(h, int(k)).Kind == heap.KindFree {
 				// Freed since it was numbered: one of the objects a
@@ -647,22 +649,8 @@ func (m *Machine) fingerprintDirty() bool {
 				// base's.
 				return false
 			}
-			room = c.ObjectRoom(h, int(k))
-		}
-		if cap(w) < room {
-			w = make([]byte, 2*room)
-			in.recBuf = w
-		}
-		w = w[:cap(w)]
-		c.Verify(int(in.before[k]))
-		var p int
-		switch {
-		case k == 0:
-			p = m.putStatics(w, 0)
-		case k <= nt:
-			p = m.putThread(w, 0, s.Threads[in.thread(k, nt)], nil)
-		default:
-			p = c.PutObject(w, 0, h, m.layout, int(k))
+			c.Verify(int(in.before[k]))
+			t = c.ObjectTerm(h, m.layout, int(k))
 		}
 		after := int(in.before[k+1])
 		reached, ok := c.VerifiedPrefix(after)
@@ -675,7 +663,6 @@ func (m *Machine) fingerprintDirty() bool {
 			}
 			cut = reached
 		}
-		t := term(int(k), w[:p])
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]
 	}
@@ -750,20 +737,20 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		p += copy(w[p:], in.enc[in.start[prev]:in.start[k]])
 		q := p
 		c.Verify(int(in.before[k]))
+		var t uint64
 		switch {
 		case k == 0:
-			p = m.putStatics(w, p)
+			p, t = m.putStatics(w, p)
 		case k <= nt:
-			p = m.putThread(w, p, s.Threads[in.thread(k, nt)], nil)
+			p, t = m.putThread(w, p, s.Threads[in.thread(k, nt)], nil, int(k))
 		default:
-			p = c.PutObject(w, p, h, m.layout, int(k))
+			p, t = c.PutObject(w, p, h, m.layout, int(k))
 		}
 		if !c.Verified(int(in.before[k+1])) {
 			return b, false
 		}
 		in.oldLen = append(in.oldLen, in.start[k+1]-in.start[k])
 		in.newLen = append(in.newLen, int32(p-q))
-		t := term(int(k), w[q:p])
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]
 		prev = k + 1
@@ -805,7 +792,7 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	if !slices.Equal(terms, in.wterms) {
 		panic(fmt.Sprintf("vm: incremental fingerprint's terms %x differ from the whole encoding's %x", terms, in.wterms))
 	}
-	if got, want := mix(saved.lastSum), mix(in.lastSum); got != want {
+	if got, want := heap.Mix(saved.lastSum), heap.Mix(in.lastSum); got != want {
 		panic(fmt.Sprintf("vm: incremental fingerprint %016x differs from the whole encoding's %016x", got, want))
 	}
 	for i := range cuts {
@@ -873,8 +860,8 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	}
 	if checkInc {
 		fp := m.EncodeFingerprint()
-		if fp != mix(st.sum) {
-			panic(fmt.Sprintf("vm: a stashed fingerprint %016x differs from the state's %016x", mix(st.sum), fp))
+		if fp != heap.Mix(st.sum) {
+			panic(fmt.Sprintf("vm: a stashed fingerprint %016x differs from the state's %016x", heap.Mix(st.sum), fp))
 		}
 		st.ok = false
 		return fp, true
@@ -894,5 +881,5 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	in.lastSum = st.sum
 	in.lastVer, in.lastKind = m.version, lastIncFP
 	in.hits++
-	return mix(in.lastSum), true
+	return heap.Mix(in.lastSum), true
 }

@@ -216,7 +216,6 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 		m.canon = &m.canons[1-in.bc]
 		base := len(b)
 		b = m.encodeWhole(b, nil, nil, true)
-		in.wterms, in.wsum = sumTerms(b[base:], in.wstart[0], in.wstart[1:], in.wterms)
 		in.lastSum = in.wsum
 		in.last = append(in.last[:0], b[base:]...)
 		in.lastVer, in.lastKind = m.version, lastWhole
@@ -234,7 +233,6 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 	base := len(b)
 	b = m.encodeWhole(b, order, inv, rec)
 	if rec {
-		in.wterms, in.wsum = sumTerms(b[base:], in.wstart[0], in.wstart[1:], in.wterms)
 		in.lastSum = in.wsum
 	}
 	if split {
@@ -281,14 +279,22 @@ func (m *Machine) encodeWhole(b []byte, order, inv []int32, rec bool) []byte {
 		in.wstart = append(in.wstart[:0], 0)
 		in.wbefore = append(in.wbefore[:0], int32(c.Live()))
 	}
-	p := m.putStatics(w, base)
+	p, t := m.putStatics(w, base)
+	if rec {
+		in.wterms = append(in.wterms[:0], t)
+	}
 	p = m.putThreads(w, p, threads, inv, rec, base)
 	if !rec {
 		return c.EncodeObjects(w[:p], &s.Heap, m.layout, len(s.Threads))
 	}
-	b, in.wstart, in.wbefore = c.EncodeObjectsRec(w[:p], &s.Heap, m.layout, len(s.Threads), base, in.wstart, in.wbefore)
+	b, in.wstart, in.wbefore, in.wterms = c.EncodeObjectsRec(w[:p], &s.Heap, m.layout, len(s.Threads), base, in.wstart, in.wbefore, in.wterms)
 	in.wstart = append(in.wstart, int32(len(b)-base))
 	in.wbefore = append(in.wbefore, int32(c.Live()))
+	var sum uint64
+	for _, t := range in.wterms {
+		sum += t
+	}
+	in.wsum = sum
 	return b
 }
 
@@ -299,19 +305,24 @@ func (m *Machine) staticsRoom() int {
 }
 
 // putStatics writes the statics block (the thread count, then the
-// statics) at w[p:] and returns the position after it.
-func (m *Machine) putStatics(w []byte, p int) int {
+// statics) at w[p:] and returns the position after it and the block's
+// term (see fingerprint.go; staticsTerm computes it alone).
+func (m *Machine) putStatics(w []byte, p int) (int, uint64) {
 	s := &m.S
 	c := m.canon
 	p = heap.PutUvarint(w, p, uint64(len(s.Threads)))
+	h := heap.TermAdd(heap.TermStart(0), uint64(len(s.Threads)))
 	for i, v := range s.Statics {
 		if m.staticRef[i] {
-			p = heap.PutUvarint(w, p, uint64(c.Root(heap.Ref(v))))
+			r := uint64(c.Root(heap.Ref(v)))
+			p = heap.PutUvarint(w, p, r)
+			h = heap.TermAdd(h, r)
 		} else {
 			p = heap.PutVarint(w, p, v)
+			h = heap.TermAdd(h, uint64(v))
 		}
 	}
-	return p
+	return p, heap.Mix(h)
 }
 
 // threadRoom is the most bytes putThread writes for t: per thread status,
@@ -324,8 +335,9 @@ func threadRoom(t *Thread) int {
 
 // putThreads writes the records of threads at w[p:] and returns the
 // position after them; inv renames monitor owners as encode's. If rec, it
-// appends to the incremental encoder's starts and befores (see incEnc)
-// each record's start (minus base) and the objects numbered before it.
+// appends to the incremental encoder's starts, befores and terms (see
+// incEnc) each record's start (minus base), the objects numbered before
+// it and its term.
 // (A call of putThread per thread cost the whole encoder 10% more
 // instructions on the philosophers when every encoding was whole; since
 // most are incremental, writing one record, it saves 0.7-0.9%.)
@@ -342,44 +354,59 @@ func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, re
 			in.wstart = append(in.wstart, int32(p-base))
 			in.wbefore = append(in.wbefore, int32(c.Live()))
 		}
-		p = m.putThread(w, p, t, inv)
+		var h uint64
+		p, h = m.putThread(w, p, t, inv, j+1)
+		if rec {
+			in.wterms = append(in.wterms, h)
+		}
 	}
 	return p
 }
 
 // putThread writes thread t's record at w[p:] (see putThreads) and
-// returns the position after it.
-func (m *Machine) putThread(w []byte, p int, t *Thread, inv []int32) int {
+// returns the position after it and the record's term as component k
+// (see fingerprint.go; threadTerm computes it alone).
+func (m *Machine) putThread(w []byte, p int, t *Thread, inv []int32, k int) (int, uint64) {
 	c := m.canon
+	st := byte(t.Status)
 	if len(t.Pending) > 0 {
-		w[p] = byte(t.Status) | pendingBit
-	} else {
-		w[p] = byte(t.Status)
+		st |= pendingBit
 	}
+	w[p] = st
 	p++
+	h := heap.TermAdd(heap.TermStart(k), uint64(st))
 	obj := m.S.Heap.Obj(t.Obj)
 	owner := obj.Owner
 	if inv != nil && owner > 0 {
 		owner = inv[owner-1] + 1
 	}
 	p = heap.PutUvarint(w, p, uint64(owner))
+	h = heap.TermAdd(h, uint64(owner))
 	if obj.Owner != 0 {
 		p = heap.PutUvarint(w, p, uint64(obj.Count))
+		h = heap.TermAdd(h, uint64(obj.Count))
 	}
 	if t.Status == StatusWaiting || t.Status == StatusNotified {
-		p = heap.PutUvarint(w, p, uint64(c.Root(t.WaitObj)))
+		r := uint64(c.Root(t.WaitObj))
+		p = heap.PutUvarint(w, p, r)
 		p = heap.PutUvarint(w, p, uint64(t.WaitCount))
+		h = heap.TermAdd(heap.TermAdd(h, r), uint64(t.WaitCount))
 	}
 	p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
+	h = heap.TermAdd(h, uint64(len(t.Frames)))
 	for fi := range t.Frames {
 		f := &t.Frames[fi]
 		end := t.frameEnd(fi)
 		p = heap.PutUvarint(w, p, uint64(f.Method))
 		p = heap.PutUvarint(w, p, uint64(f.PC))
+		h = heap.TermAdd(heap.TermAdd(h, uint64(f.Method)), uint64(f.PC))
 		if m.syncMethod[f.Method] {
-			p = heap.PutUvarint(w, p, uint64(c.Root(f.Lock)))
+			r := uint64(c.Root(f.Lock))
+			p = heap.PutUvarint(w, p, r)
+			h = heap.TermAdd(h, r)
 		}
 		p = heap.PutUvarint(w, p, uint64(end-f.Base))
+		h = heap.TermAdd(h, uint64(end-f.Base))
 		for _, v := range t.Stack[f.Base:end] {
 			var x uint64
 			if v.Ref {
@@ -389,24 +416,106 @@ func (m *Machine) putThread(w []byte, p int, t *Thread, inv []int32) int {
 			} else {
 				w[p] = 2
 				p++
+				h = heap.TermAdd(h, 2)
 				x = z
 			}
 			p = heap.PutUvarint(w, p, x)
+			h = heap.TermAdd(h, x)
 		}
 	}
 	if len(t.Pending) > 0 {
 		p = heap.PutUvarint(w, p, uint64(len(t.Pending)))
+		h = heap.TermAdd(h, uint64(len(t.Pending)))
 		for _, pd := range t.Pending {
+			r := uint64(c.Root(pd.Exc))
 			p = heap.PutUvarint(w, p, uint64(pd.Frame))
 			w[p] = byte(pd.Kind)
 			p++
 			p = heap.PutUvarint(w, p, uint64(pd.Handler))
-			p = heap.PutUvarint(w, p, uint64(c.Root(pd.Exc)))
+			p = heap.PutUvarint(w, p, r)
 			p = heap.PutVarint(w, p, int64(pd.A))
 			p = heap.PutVarint(w, p, int64(pd.B))
+			h = heap.TermAdd(heap.TermAdd(heap.TermAdd(h, uint64(pd.Frame)), uint64(pd.Kind)), uint64(pd.Handler))
+			h = heap.TermAdd(heap.TermAdd(heap.TermAdd(h, r), uint64(int64(pd.A))), uint64(int64(pd.B)))
 		}
 	}
-	return p
+	return p, heap.Mix(h)
+}
+
+// staticsTerm returns the term of the statics block (component 0): what
+// putStatics writes, folded (see fingerprint.go).
+func (m *Machine) staticsTerm() uint64 {
+	s := &m.S
+	c := m.canon
+	h := heap.TermAdd(heap.TermStart(0), uint64(len(s.Threads)))
+	for i, v := range s.Statics {
+		if m.staticRef[i] {
+			h = heap.TermAdd(h, uint64(c.Root(heap.Ref(v))))
+		} else {
+			h = heap.TermAdd(h, uint64(v))
+		}
+	}
+	return heap.Mix(h)
+}
+
+// threadTerm returns the term of thread t's record as component k: what
+// putThread writes (inv as there), folded (see fingerprint.go).
+func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
+	c := m.canon
+	h := heap.TermStart(k)
+	st := uint64(t.Status)
+	if len(t.Pending) > 0 {
+		st |= pendingBit
+	}
+	h = heap.TermAdd(h, st)
+	obj := m.S.Heap.Obj(t.Obj)
+	owner := obj.Owner
+	if inv != nil && owner > 0 {
+		owner = inv[owner-1] + 1
+	}
+	h = heap.TermAdd(h, uint64(owner))
+	if obj.Owner != 0 {
+		h = heap.TermAdd(h, uint64(obj.Count))
+	}
+	if t.Status == StatusWaiting || t.Status == StatusNotified {
+		h = heap.TermAdd(h, uint64(c.Root(t.WaitObj)))
+		h = heap.TermAdd(h, uint64(t.WaitCount))
+	}
+	h = heap.TermAdd(h, uint64(len(t.Frames)))
+	for fi := range t.Frames {
+		f := &t.Frames[fi]
+		end := t.frameEnd(fi)
+		h = heap.TermAdd(h, uint64(f.Method))
+		h = heap.TermAdd(h, uint64(f.PC))
+		if m.syncMethod[f.Method] {
+			h = heap.TermAdd(h, uint64(c.Root(f.Lock)))
+		}
+		h = heap.TermAdd(h, uint64(end-f.Base))
+		for _, v := range t.Stack[f.Base:end] {
+			var x uint64
+			if v.Ref {
+				x = uint64(c.Root(heap.Ref(v.I)))<<2 | 1
+			} else if z := uint64(v.I<<1) ^ uint64(v.I>>63); z < 1<<62 {
+				x = z << 2
+			} else {
+				h = heap.TermAdd(h, 2)
+				x = z
+			}
+			h = heap.TermAdd(h, x)
+		}
+	}
+	if len(t.Pending) > 0 {
+		h = heap.TermAdd(h, uint64(len(t.Pending)))
+		for _, pd := range t.Pending {
+			h = heap.TermAdd(h, uint64(pd.Frame))
+			h = heap.TermAdd(h, uint64(pd.Kind))
+			h = heap.TermAdd(h, uint64(pd.Handler))
+			h = heap.TermAdd(h, uint64(c.Root(pd.Exc)))
+			h = heap.TermAdd(h, uint64(int64(pd.A)))
+			h = heap.TermAdd(h, uint64(int64(pd.B)))
+		}
+	}
+	return heap.Mix(h)
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.
