@@ -116,6 +116,7 @@ type op struct {
 	local bool // with Options.Escape: not a scheduling point when its object is thread-local
 	back  bool // a branch to an earlier or the same pc
 	pure  bool // allowed in invariant evaluation
+	gate  bool // enabledAt or choicesAt look at it: else always enabled, with one choice
 }
 
 // Machine runs a program: it holds the active state and executes
@@ -382,6 +383,11 @@ func (m *Machine) decode(mi int32) []op {
 		o.fn = executors[in.Op]
 		o.sched = in.Op.Is(bytecode.FlagSched)
 		o.pure = pureOps[in.Op]
+		switch in.Op {
+		case bytecode.OpMonitorenter, bytecode.OpJoin, bytecode.OpInvokevirtual, bytecode.OpInvokestatic,
+			bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpNotify:
+			o.gate = true
+		}
 		o.back = in.Op.Is(bytecode.FlagBranch) && in.A <= int64(pc)
 		switch in.Op {
 		case bytecode.OpLeave, bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter, bytecode.OpRethrow:
@@ -437,6 +443,8 @@ func (m *Machine) enabled(t *Thread) bool {
 }
 
 // enabledAt is enabled for a runnable thread t whose next instruction is o.
+// An instruction it looks at must be gated (op.gate, set in decode): Enabled
+// takes the others as enabled without asking.
 func (m *Machine) enabledAt(t *Thread, o *op) bool {
 	switch o.in.Op {
 	case bytecode.OpMonitorenter:
@@ -500,6 +508,7 @@ func (m *Machine) choices(t *Thread) int32 {
 }
 
 // choicesAt is choices for a runnable thread t whose next instruction is o.
+// An instruction with more than one choice must be gated (see enabledAt).
 func (m *Machine) choicesAt(t *Thread, o *op) int32 {
 	switch o.in.Op {
 	case bytecode.OpChoose:
@@ -537,6 +546,10 @@ func (m *Machine) Enabled(buf []Trans) []Trans {
 		case StatusRunnable:
 			// (enabled and choices, looking up the next instruction once)
 			o := m.next(t)
+			if !o.gate {
+				buf = append(buf, Trans{Thread: t.ID})
+				continue
+			}
 			if !m.enabledAt(t, o) {
 				continue
 			}

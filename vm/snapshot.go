@@ -204,15 +204,17 @@ func (c *threadCopy) restore(t *Thread) {
 	nf, ns := int(c.nFrames), int(c.nStack)
 	v := c.vals
 	if cap(t.Frames) >= nf && cap(t.Stack) >= ns && nf+ns <= 8 {
-		// A few words: copied here, without calls (most threads).
-		fr, st := t.Frames[:nf], t.Stack[:ns]
+		// A few words: copied here, without calls (most threads). The
+		// slices are cut in place, which writes their lengths only.
+		t.Frames = t.Frames[:nf]
+		t.Stack = t.Stack[:ns]
+		fr, st := t.Frames, t.Stack
 		for i, x := range valueFrames(v[:nf]) {
 			fr[i] = x
 		}
 		for i, x := range v[nf : nf+ns] {
 			st[i] = x
 		}
-		t.Frames, t.Stack = fr, st
 	} else {
 		t.Frames = append(t.Frames[:0], valueFrames(v[:nf])...)
 		t.Stack = append(t.Stack[:0], v[nf:nf+ns]...)
@@ -280,6 +282,9 @@ func (c *threadCopy) bytes() int64 {
 func (m *Machine) Restore(s *Snapshot) {
 	m.version++
 	m.invDirty = true
+	if m.restoreBase(s) {
+		return
+	}
 	st := &m.S
 	src := s.keep
 	if s.undo.delta {
@@ -330,6 +335,68 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.restored(s)
 }
 
+// restoreBase is Restore of the incremental encoder's base, the state
+// the machine held when s was saved, from a state that transitions
+// reached from it with everything they changed logged (the lookahead's
+// and depth-first search's restore after each successor): it copies
+// back the objects in the write log and the threads listed, in one
+// function (undoLogged, the loop over the threads and restored, as
+// calls, cost twice the instructions). It reports false in every other
+// case, which Restore then handles (it may have copied some of the
+// objects or rolled the shadow back to s by then, which Restore does
+// again). With MCVM_CHECK_ENCODING=1 it compares the heap restored with
+// the snapshot's and checks that no changed thread was left out.
+func (m *Machine) restoreBase(s *Snapshot) bool {
+	in := &m.inc
+	if !in.ok || in.whole || in.freed || in.all || in.snap != s || in.snapClock != s.clock {
+		return false
+	}
+	src := s.keep
+	if s.undo.delta {
+		m.rollback(s) // (as Restore would; again there if this gives up)
+		src = &m.shadow
+	}
+	h, sh := &m.S.Heap, &src.heap
+	if len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(src.statics) || len(m.S.Threads) != len(s.threads) {
+		return false
+	}
+	for _, r := range in.log {
+		if r < 1 || int(r) > len(sh.Objs) {
+			// Not written by a transition: Restore copies the whole
+			// heap, over what this loop copied so far.
+			return false
+		}
+		o := &sh.Objs[r-1]
+		h.Objs[r-1] = *o
+		if o.Len > 0 { // (a copy of nothing still calls memmove; monitors have no slots)
+			copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
+		}
+	}
+	if in.statics {
+		copy(m.S.Statics, src.statics)
+	}
+	for _, i := range in.touched[:in.nTouch] {
+		if t := m.S.Threads[i]; t.stamp >= s.clock {
+			s.threads[i].restore(t)
+		}
+	}
+	if checkInc {
+		if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics) {
+			panic("vm: a restore of the base differs from the snapshot's heap")
+		}
+		for i, t := range m.S.Threads {
+			if t.stamp >= s.clock {
+				panic(fmt.Sprintf("vm: thread %d changed since the base's snapshot and was not restored", i))
+			}
+		}
+	}
+	if in.run == s && in.runClock == s.clock {
+		in.restores++
+	}
+	in.clearLog()
+	return true
+}
+
 // undoLogged gives the active heap and statics back src's contents, s's,
 // by copying only what the transitions since s was saved or restored
 // wrote, if the incremental encoder's write log says what that was: s is
@@ -351,7 +418,9 @@ func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
 		}
 		o := &sh.Objs[r-1]
 		h.Objs[r-1] = *o
-		copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
+		if o.Len > 0 { // (a copy of nothing still calls memmove; monitors have no slots)
+			copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
+		}
 	}
 	if in.statics {
 		copy(m.S.Statics, src.statics)
