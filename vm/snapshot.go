@@ -360,17 +360,10 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 	if len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(src.statics) || len(m.S.Threads) != len(s.threads) {
 		return false
 	}
-	for _, r := range in.log {
-		if r < 1 || int(r) > len(sh.Objs) {
-			// Not written by a transition: Restore copies the whole
-			// heap, over what this loop copied so far.
-			return false
-		}
-		o := &sh.Objs[r-1]
-		h.Objs[r-1] = *o
-		if o.Len > 0 { // (a copy of nothing still calls memmove; monitors have no slots)
-			copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
-		}
+	if !copyLogged(h, sh, in.log) {
+		// Not written by a transition: Restore copies the whole heap,
+		// over what was copied so far.
+		return false
 	}
 	if in.statics {
 		copy(m.S.Statics, src.statics)
@@ -397,6 +390,23 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 	return true
 }
 
+// copyLogged copies the objects in log (header and slots) from sh into h;
+// it reports false at the first that is not an object of sh. (Small
+// enough to be inlined into its two callers.)
+func copyLogged(h, sh *heap.Heap, log []heap.Ref) bool {
+	for _, r := range log {
+		if r < 1 || int(r) > len(sh.Objs) {
+			return false
+		}
+		o := &sh.Objs[r-1]
+		h.Objs[r-1] = *o
+		if o.Len > 0 { // (a copy of nothing still calls memmove; monitors have no slots)
+			copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
+		}
+	}
+	return true
+}
+
 // undoLogged gives the active heap and statics back src's contents, s's,
 // by copying only what the transitions since s was saved or restored
 // wrote, if the incremental encoder's write log says what that was: s is
@@ -410,17 +420,10 @@ func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
 		len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(src.statics) {
 		return false
 	}
-	for _, r := range in.log {
-		if r < 1 || int(r) > len(sh.Objs) {
-			// Not written by a transition: Restore copies the whole heap,
-			// over what this loop copied so far.
-			return false
-		}
-		o := &sh.Objs[r-1]
-		h.Objs[r-1] = *o
-		if o.Len > 0 { // (a copy of nothing still calls memmove; monitors have no slots)
-			copy(h.Data[o.Off:o.Off+o.Len], sh.Data[o.Off:o.Off+o.Len])
-		}
+	if !copyLogged(h, sh, in.log) {
+		// Not written by a transition: Restore copies the whole heap,
+		// over what was copied so far.
+		return false
 	}
 	if in.statics {
 		copy(m.S.Statics, src.statics)
