@@ -307,18 +307,10 @@ func (c *Canon) putObjects(w []byte, p int, h *Heap, l *Layout, from, to, base i
 			befores = append(befores, int32(len(c.order)))
 		}
 		o := &h.Objs[c.order[i]-1]
-		tag := uint64(o.Class) + 2
-		if o.Kind != KindObject {
-			tag = uint64(o.Kind - KindIntArray) // 0 int array, 1 reference array
-		}
+		tag, owner := c.head(o)
 		p = PutUvarint(w, p, tag)
-		x = TermAdd(TermStart(i+1), tag)
-		owner := o.Owner
-		if c.owners != nil && owner > 0 && int(owner) <= len(c.owners) {
-			owner = c.owners[owner-1] + 1
-		}
-		p = PutUvarint(w, p, uint64(owner))
-		x = TermAdd(x, uint64(owner))
+		p = PutUvarint(w, p, owner)
+		x = TermAdd(TermAdd(TermStart(i+1), tag), owner)
 		if o.Owner != 0 {
 			p = PutUvarint(w, p, uint64(o.Count))
 			x = TermAdd(x, uint64(o.Count))
@@ -336,6 +328,21 @@ func (c *Canon) putObjects(w []byte, p int, h *Heap, l *Layout, from, to, base i
 		}
 	}
 	return p, starts, befores, terms, x
+}
+
+// head returns the first two integers of o's record: its tag (0 int
+// array, 1 reference array, else its class plus 2) and its monitor's
+// owner, renamed by SetOwners' table.
+func (c *Canon) head(o *Object) (tag, owner uint64) {
+	tag = uint64(o.Class) + 2
+	if o.Kind != KindObject {
+		tag = uint64(o.Kind - KindIntArray)
+	}
+	own := o.Owner
+	if c.owners != nil && own > 0 && int(own) <= len(c.owners) {
+		own = c.owners[own-1] + 1
+	}
+	return tag, uint64(own)
 }
 
 // putSlots writes the slots of o at w[p:] and folds them into term x

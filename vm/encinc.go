@@ -287,6 +287,20 @@ func (m *Machine) saved(s *Snapshot) {
 	in.snap, in.snapClock = s, s.clock
 }
 
+// restoredBase counts a restore of s (see restored) and, if s is the
+// base's snapshot, empties the log and reports true: the state is the
+// base again. (Small enough to be inlined into Restore's fast path.)
+func (in *incEnc) restoredBase(s *Snapshot) bool {
+	if in.run == s && in.runClock == s.clock {
+		in.restores++
+	}
+	if in.ok && in.snap == s && in.snapClock == s.clock {
+		in.clearLog()
+		return true
+	}
+	return false
+}
+
 // restored is called by Restore with the snapshot it restored. If that is
 // the base's, the state is the base again. Otherwise the state is the
 // parent of the subtree just explored, and its remaining successors
@@ -298,14 +312,7 @@ func (m *Machine) saved(s *Snapshot) {
 // (the first successor is then written whole).
 func (m *Machine) restored(s *Snapshot) {
 	in := &m.inc
-	if in.run == s && in.runClock == s.clock {
-		in.restores++
-	}
-	if !in.ok {
-		return
-	}
-	if in.snap == s && in.snapClock == s.clock {
-		in.clearLog()
+	if in.restoredBase(s) || !in.ok {
 		return
 	}
 	for in.snap != nil && in.snapClock == in.snap.clock {

@@ -326,13 +326,24 @@ func (m *Machine) Restore(s *Snapshot) {
 		}
 	}
 	if checkInc {
-		for i, t := range st.Threads {
-			if t.stamp >= s.clock {
-				panic(fmt.Sprintf("vm: thread %d changed since the snapshot and was not restored", i))
-			}
-		}
+		m.checkRestored(s, src)
 	}
 	m.restored(s)
+}
+
+// checkRestored panics if the state just restored from s (whose heap and
+// statics were src's) differs from it: a heap or statics other than
+// src's, or a thread changed since s was saved (see checkInc).
+func (m *Machine) checkRestored(s *Snapshot, src *fullCopy) {
+	h, sh := &m.S.Heap, &src.heap
+	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics) {
+		panic("vm: a restored heap differs from the snapshot's copy")
+	}
+	for i, t := range m.S.Threads {
+		if t.stamp >= s.clock {
+			panic(fmt.Sprintf("vm: thread %d changed since the snapshot and was not restored", i))
+		}
+	}
 }
 
 // restoreBase is Restore of the incremental encoder's base, the state
@@ -340,12 +351,13 @@ func (m *Machine) Restore(s *Snapshot) {
 // reached from it with everything they changed logged (the lookahead's
 // and depth-first search's restore after each successor): it copies
 // back the objects in the write log and the threads listed, in one
-// function (undoLogged, the loop over the threads and restored, as
-// calls, cost twice the instructions). It reports false in every other
-// case, which Restore then handles (it may have copied some of the
-// objects or rolled the shadow back to s by then, which Restore does
-// again). With MCVM_CHECK_ENCODING=1 it compares the heap restored with
-// the snapshot's and checks that no changed thread was left out.
+// function with its helpers inlined (copyLogged, incEnc.restoredBase;
+// undoLogged, the loop over the threads and restored, as calls, cost
+// twice the instructions). It reports false in every other case, which
+// Restore then handles (it may have copied some of the objects or rolled
+// the shadow back to s by then, which Restore does again). With
+// MCVM_CHECK_ENCODING=1 it checks the state as Restore does
+// (checkRestored).
 func (m *Machine) restoreBase(s *Snapshot) bool {
 	in := &m.inc
 	if !in.ok || in.whole || in.freed || in.all || in.snap != s || in.snapClock != s.clock {
@@ -374,19 +386,9 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 		}
 	}
 	if checkInc {
-		if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics) {
-			panic("vm: a restore of the base differs from the snapshot's heap")
-		}
-		for i, t := range m.S.Threads {
-			if t.stamp >= s.clock {
-				panic(fmt.Sprintf("vm: thread %d changed since the base's snapshot and was not restored", i))
-			}
-		}
+		m.checkRestored(s, src)
 	}
-	if in.run == s && in.runClock == s.clock {
-		in.restores++
-	}
-	in.clearLog()
+	in.restoredBase(s)
 	return true
 }
 
@@ -427,9 +429,6 @@ func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
 	}
 	if in.statics {
 		copy(m.S.Statics, src.statics)
-	}
-	if checkInc && (!slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics)) {
-		panic("vm: a restore by the write log differs from the snapshot's copy")
 	}
 	return true
 }
