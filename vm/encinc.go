@@ -117,10 +117,11 @@ type incEnc struct {
 	oldLen   []int32
 	newLen   []int32
 
-	marked  []bool // per component: in dirty
-	scratch []byte // the encoding of a restored state
-	hits    uint64 // incremental encodings (for the tests)
-	rolls   uint64 // levels rolled back (for the tests)
+	marked    []bool // per component: in dirty, once dirty is long (see touch)
+	manyDirty bool   // dirty has dirtyScan components or more: marked is kept
+	scratch   []byte // the encoding of a restored state
+	hits      uint64 // incremental encodings (for the tests)
+	rolls     uint64 // levels rolled back (for the tests)
 }
 
 // encBack is kept by a snapshot whose state became the incremental
@@ -250,7 +251,7 @@ func (m *Machine) recordInc(enc []byte) {
 	n := len(in.start) - 1
 	in.marked = slices.Grow(in.marked[:0], n)[:n]
 	clear(in.marked)
-	in.dirty = in.dirty[:0]
+	in.dirty, in.manyDirty = in.dirty[:0], false
 	in.clearLog()
 	in.ok, in.bytes, in.lastKind, in.lastVer, in.snap = true, true, lastBase, m.version, nil
 }
@@ -485,12 +486,20 @@ func (in *incEnc) shiftStarts() {
 	}
 }
 
-// untouch empties the list of dirty components and their marks.
+// untouch empties the list of dirty components (and their marks).
 func (in *incEnc) untouch() {
+	if in.manyDirty {
+		in.unmark()
+	}
+	in.dirty = in.dirty[:0]
+}
+
+// unmark clears the marks of the dirty components.
+func (in *incEnc) unmark() {
 	for _, k := range in.dirty {
 		in.marked[k] = false
 	}
-	in.dirty = in.dirty[:0]
+	in.manyDirty = false
 }
 
 // threadOf returns the thread whose record is component k of the base,
@@ -519,12 +528,40 @@ func (in *incEnc) component(i, n int32) heap.Ref {
 	return heap.Ref(i + 1)
 }
 
+// dirtyScan is the length of the dirty list from which touch looks a
+// component up in marked instead of scanning the list: a transition
+// changes one to three components, and keeping marks cost more than
+// the scan (setting and clearing them, 2% of the instructions of
+// philosophers N = 7).
+const dirtyScan = 8
+
 // touch notes that component k changed.
 func (in *incEnc) touch(k heap.Ref) {
+	if !in.manyDirty {
+		for _, d := range in.dirty {
+			if d == int32(k) {
+				return
+			}
+		}
+		in.dirty = append(in.dirty, int32(k))
+		if len(in.dirty) == dirtyScan {
+			in.markAll()
+		}
+		return
+	}
 	if !in.marked[k] {
 		in.marked[k] = true
 		in.dirty = append(in.dirty, int32(k))
 	}
+}
+
+// markAll marks the dirty components, from which on touch looks them up
+// in marked.
+func (in *incEnc) markAll() {
+	for _, d := range in.dirty {
+		in.marked[d] = true
+	}
+	in.manyDirty = true
 }
 
 // cuts appends the ends of the components (see EncodeSplit) of the last
@@ -834,6 +871,10 @@ type FPStash struct {
 // woke); one that changed more is encoded again.
 const stashMax = 4
 
+// UnstashFingerprint puts back fewer dirty components than touch starts
+// marking from.
+var _ [dirtyScan - 1 - stashMax]struct{}
+
 // StashFingerprint keeps in st what the EncodeFingerprint just done left,
 // if it was incremental, so that UnstashFingerprint can stand for it when
 // the same state is reached again from the same base: explorer's
@@ -878,10 +919,8 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	m.canon = &m.canons[in.bc]
 	in.untouch()
 	in.newTerms = in.newTerms[:0]
-	for i := range st.n {
-		k := st.dirty[i]
-		in.marked[k] = true
-		in.dirty = append(in.dirty, k)
+	for i := range st.n { // (fewer than dirtyScan: no marks)
+		in.dirty = append(in.dirty, st.dirty[i])
 		in.newTerms = append(in.newTerms, st.newTerms[i])
 	}
 	st.ok = false
