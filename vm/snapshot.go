@@ -203,22 +203,32 @@ func (c *threadCopy) restore(t *Thread) {
 	t.stamp, t.ID, t.Obj, t.WaitObj, t.WaitCount, t.Status = c.stamp, c.ID, c.Obj, c.WaitObj, c.WaitCount, c.Status
 	nf, ns := int(c.nFrames), int(c.nStack)
 	v := c.vals
-	if cap(t.Frames) >= nf && cap(t.Stack) >= ns && nf+ns <= 8 {
-		// A few words: copied here, without calls (most threads). The
-		// slices are cut in place, which writes their lengths only.
-		t.Frames = t.Frames[:nf]
-		t.Stack = t.Stack[:ns]
-		fr, st := t.Frames, t.Stack
-		for i, x := range valueFrames(v[:nf]) {
-			fr[i] = x
-		}
-		for i, x := range v[nf : nf+ns] {
-			st[i] = x
-		}
-	} else {
-		t.Frames = append(t.Frames[:0], valueFrames(v[:nf])...)
-		t.Stack = append(t.Stack[:0], v[nf:nf+ns]...)
+	if len(v) != nf+ns || cap(t.Frames) < nf || cap(t.Stack) < ns || nf+ns > 8 {
+		c.restoreArrays(t)
+		return
 	}
+	// A few words and no pending records (most threads): copied here,
+	// without calls. The slices are cut in place, which writes their
+	// lengths only. (The other cases, in their own function, made this
+	// one keep a larger frame.)
+	fr, st := t.Frames[:nf], t.Stack[:ns]
+	t.Frames, t.Stack = fr, st
+	for i, x := range valueFrames(v[:nf]) {
+		fr[i] = x
+	}
+	for i, x := range v[nf:] {
+		st[i] = x
+	}
+	t.Pending = t.Pending[:0]
+}
+
+// restoreArrays is restore's copy of t's arrays when they have pending
+// records, more than a few words or too little room.
+func (c *threadCopy) restoreArrays(t *Thread) {
+	nf, ns := int(c.nFrames), int(c.nStack)
+	v := c.vals
+	t.Frames = append(t.Frames[:0], valueFrames(v[:nf])...)
+	t.Stack = append(t.Stack[:0], v[nf:nf+ns]...)
 	t.Pending = t.Pending[:0]
 	if rest := len(v) - nf - ns; rest > 0 {
 		// rest values hold the most records that fit (pendingValues
