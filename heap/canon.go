@@ -260,6 +260,17 @@ func (c *Canon) encodeObjects(b []byte, h *Heap, l *Layout, skip, base int, star
 	return b[:p], starts, befores, terms
 }
 
+// FoldObjects is EncodeObjectsRec for the fingerprint alone: it numbers
+// the objects as EncodeObjectsRec does and appends the same befores and
+// terms (ObjectTerm's), writing no record.
+func (c *Canon) FoldObjects(h *Heap, l *Layout, skip int, befores []int32, terms []uint64) ([]int32, []uint64) {
+	for i := skip; i < len(c.order); i++ { // (the traversal numbers more as it goes)
+		befores = append(befores, int32(len(c.order)))
+		terms = append(terms, c.ObjectTerm(h, l, i+1))
+	}
+	return befores, terms
+}
+
 // PutObject writes the record of the object numbered id (see
 // EncodeObjects) at w[p:] and returns the position after it. w must have
 // room for it (ObjectRoom).

@@ -143,11 +143,12 @@ type encBack struct {
 
 // The kinds of the last encoding.
 const (
-	lastBase  = iota // the base's (as it was recorded)
-	lastInc          // incremental, with the base's numbering
-	lastIncFP        // incremental, fingerprint only: the dirty components' terms were computed, the encoding not written
-	lastWhole        // whole, with the other numbering (Machine.canons[1-bc])
-	lastCutFP        // as lastIncFP, with the base's numbering cut short after truncTo-1 objects (see fingerprintDirty)
+	lastBase    = iota // the base's (as it was recorded)
+	lastInc            // incremental, with the base's numbering
+	lastIncFP          // incremental, fingerprint only: the dirty components' terms were computed, the encoding not written
+	lastWhole          // whole, with the other numbering (Machine.canons[1-bc])
+	lastCutFP          // as lastIncFP, with the base's numbering cut short after truncTo-1 objects (see fingerprintDirty)
+	lastWholeFP        // as lastWhole, fingerprint only: the terms were computed, the encoding not written (see foldOther)
 )
 
 // The forms of encBack.data.
@@ -239,6 +240,18 @@ func (m *Machine) recordInc(enc []byte) {
 	in := &m.inc
 	in.enc = append(in.enc[:0], enc...)
 	in.start, in.wstart = in.wstart, in.start
+	m.recordBase(true)
+}
+
+// recordFP makes the state just folded whole with the base's numbering
+// (foldWhole) the base, which keeps no bytes (as after promote of an
+// incremental fingerprint).
+func (m *Machine) recordFP() { m.recordBase(false) }
+
+// recordBase ends recordInc and recordFP: the befores, terms and sum
+// of the whole encoding become the base's, which keeps bytes if bytes.
+func (m *Machine) recordBase(bytes bool) {
+	in := &m.inc
 	in.before, in.wbefore = in.wbefore, in.before
 	in.terms, in.wterms = in.wterms, in.terms
 	in.sum = in.wsum
@@ -248,12 +261,12 @@ func (m *Machine) recordInc(enc []byte) {
 	}
 	in.nobjs = len(m.S.Heap.Objs)
 	in.gen++
-	n := len(in.start) - 1
+	n := len(in.terms)
 	in.marked = slices.Grow(in.marked[:0], n)[:n]
 	clear(in.marked)
 	in.dirty, in.manyDirty = in.dirty[:0], false
 	in.clearLog()
-	in.ok, in.bytes, in.lastKind, in.lastVer, in.snap = true, true, lastBase, m.version, nil
+	in.ok, in.bytes, in.lastKind, in.lastVer, in.snap = true, bytes, lastBase, m.version, nil
 }
 
 // saved is called by Save with the snapshot it saved: if the state was
@@ -274,6 +287,9 @@ func (m *Machine) saved(s *Snapshot) {
 		// Written with the other numbering, which becomes the base's.
 		in.bc = 1 - in.bc
 		m.recordInc(in.last)
+	case lastWholeFP:
+		in.bc = 1 - in.bc
+		m.recordFP()
 	case lastCutFP:
 		// A numbering cut short is the base's no longer: the state is
 		// written whole to be the base (rare: the main thread's return
@@ -851,6 +867,19 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	*in = saved
 	m.canon, m.canonVer = c, cv
 	c.Load(ids, order)
+}
+
+// checkFolded panics if the befores, terms or sum foldWhole just set
+// differ from those encodeWhole sets for the state (see checkInc); it
+// leaves them, and the numbering, as foldWhole did.
+func (m *Machine) checkFolded() {
+	in := &m.inc
+	before, terms, sum := slices.Clone(in.wbefore), slices.Clone(in.wterms), in.wsum
+	m.encodeWhole(nil, nil, nil, true)
+	if !slices.Equal(before, in.wbefore) || !slices.Equal(terms, in.wterms) || sum != in.wsum {
+		panic(fmt.Sprintf("vm: a state folded whole (befores %v, terms %x) differs from its whole encoding (befores %v, terms %x)", before, terms, in.wbefore, in.wterms))
+	}
+	in.wstart = in.wstart[:0]
 }
 
 // FPStash is what EncodeFingerprint left of an incremental encoding (see

@@ -165,19 +165,29 @@ func (m *Machine) Encode(b []byte) []byte {
 // after it writes the encoding of the same state.
 func (m *Machine) EncodeFingerprint() uint64 {
 	in := &m.inc
-	if !in.ok || m.noInc || checkInc {
+	if !in.ok || m.noInc {
 		in.fpBuf, _ = m.encode(in.fpBuf[:0], nil, false, nil, nil, false)
 		return m.Fingerprint()
 	}
 	// encode's incremental way, without its arguments (passing and
-	// keeping them was a fifth of what encode cost a transition).
+	// keeping them was a fifth of what encode cost a transition), and
+	// with no bytes written if the state is folded whole (foldOther).
 	m.clock++
 	m.canonVer = m.version
 	m.canon = &m.canons[in.bc]
 	if _, ok := m.encodeInc(nil, false); ok {
 		in.hits++
+		if checkInc {
+			// (As encode checks it: without bytes in the base, only the
+			// terms are compared.)
+			var enc []byte
+			if in.bytes && in.lastKind != lastCutFP {
+				enc, _ = m.rewrite(nil)
+			}
+			m.checkIncremental(enc, nil, false, 0)
+		}
 	} else {
-		in.fpBuf = m.encodeOther(in.fpBuf[:0])
+		m.foldOther()
 	}
 	return heap.Mix(in.lastSum)
 }
@@ -538,6 +548,52 @@ func (m *Machine) encodeOther(b []byte) []byte {
 	in.last = append(in.last[:0], b[base:]...)
 	in.lastVer, in.lastKind = m.version, lastWhole
 	return b
+}
+
+// foldOther is encodeOther for the fingerprint alone (foldWhole, with
+// the other numbering than the base's).
+func (m *Machine) foldOther() {
+	in := &m.inc
+	m.canon = &m.canons[1-in.bc]
+	m.foldWhole()
+	if checkInc {
+		m.checkFolded()
+	}
+	in.lastSum = in.wsum
+	in.lastVer, in.lastKind = m.version, lastWholeFP
+}
+
+// foldWhole is encodeWhole with rec and without order for the
+// fingerprint alone: it numbers the objects as encodeWhole does and sets
+// the components' befores and terms and their sum (wbefore, wterms,
+// wsum) as it does, writing no record (and no starts).
+func (m *Machine) foldWhole() {
+	s := &m.S
+	c := m.canon
+	c.Reset(&s.Heap)
+	c.SetOwners(nil)
+	for _, t := range s.Threads {
+		c.Root(t.Obj)
+	}
+	in := &m.inc
+	in.wstart = in.wstart[:0]
+	in.wbefore = append(in.wbefore[:0], int32(c.Live()))
+	in.wterms = append(in.wterms[:0], m.staticsTerm())
+	for j := range s.Threads {
+		i := j
+		if in.lastFirst {
+			i = len(s.Threads) - 1 - j
+		}
+		in.wbefore = append(in.wbefore, int32(c.Live()))
+		in.wterms = append(in.wterms, m.threadTerm(j+1, s.Threads[i], nil))
+	}
+	in.wbefore, in.wterms = c.FoldObjects(&s.Heap, m.layout, len(s.Threads), in.wbefore, in.wterms)
+	in.wbefore = append(in.wbefore, int32(c.Live()))
+	var sum uint64
+	for _, t := range in.wterms {
+		sum += t
+	}
+	in.wsum = sum
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.
