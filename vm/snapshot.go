@@ -213,11 +213,12 @@ func (c *threadCopy) restore(t *Thread) {
 	// one keep a larger frame.)
 	fr, st := t.Frames[:nf], t.Stack[:ns]
 	t.Frames, t.Stack = fr, st
-	for i, x := range valueFrames(v[:nf]) {
-		fr[i] = x
+	vf, vs := v[:nf], v[nf:]
+	for i := range fr {
+		fr[i] = *(*Frame)(unsafe.Pointer(&vf[i])) // (see valueFrames)
 	}
-	for i, x := range v[nf:] {
-		st[i] = x
+	for i := range st {
+		st[i] = vs[i]
 	}
 	t.Pending = t.Pending[:0]
 }
