@@ -178,13 +178,7 @@ func (m *Machine) EncodeFingerprint() uint64 {
 	if _, ok := m.encodeInc(nil, false); ok {
 		in.hits++
 		if checkInc {
-			// (As encode checks it: without bytes in the base, only the
-			// terms are compared.)
-			var enc []byte
-			if in.bytes && in.lastKind != lastCutFP {
-				enc, _ = m.rewrite(nil)
-			}
-			m.checkIncremental(enc, nil, false, 0)
+			m.checkEncoded(nil, false, nil, false, 0)
 		}
 	} else {
 		m.foldOther()
@@ -223,15 +217,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 				cuts = in.cuts(cuts, len(b))
 			}
 			if checkInc {
-				// (Without bytes in the base, only the terms are compared.)
-				var enc []byte
-				switch {
-				case full:
-					enc = out[len(b):]
-				case in.bytes && in.lastKind != lastCutFP:
-					enc, _ = m.rewrite(nil)
-				}
-				m.checkIncremental(enc, cuts[n:], split, len(b))
+				m.checkEncoded(out[len(b):], full, cuts[n:], split, len(b))
 			}
 			return out, cuts
 		}
@@ -308,12 +294,17 @@ func (m *Machine) encodeWhole(b []byte, order, inv []int32, rec bool) []byte {
 	b, in.wstart, in.wbefore, in.wterms = c.EncodeObjectsRec(w[:p], &s.Heap, m.layout, len(s.Threads), base, in.wstart, in.wbefore, in.wterms)
 	in.wstart = append(in.wstart, int32(len(b)-base))
 	in.wbefore = append(in.wbefore, int32(c.Live()))
+	in.sumWhole()
+	return b
+}
+
+// sumWhole sets the whole encoding's sum of terms.
+func (in *incEnc) sumWhole() {
 	var sum uint64
 	for _, t := range in.wterms {
 		sum += t
 	}
 	in.wsum = sum
-	return b
 }
 
 // staticsRoom is the most bytes putStatics writes: a varint for the
@@ -536,6 +527,23 @@ func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
 	return heap.Mix(h)
 }
 
+// checkEncoded checks the incremental encoding just made (see checkInc):
+// if full, its bytes written, else the fingerprint's terms, against
+// the records written again if the base has bytes (without them, only
+// the terms are compared); cuts are the encoding's, if split, offsets
+// in a slice where it starts at base.
+func (m *Machine) checkEncoded(written []byte, full bool, cuts []int32, split bool, base int) {
+	in := &m.inc
+	var enc []byte
+	switch {
+	case full:
+		enc = written
+	case in.bytes && in.lastKind != lastCutFP:
+		enc, _ = m.rewrite(nil)
+	}
+	m.checkIncremental(enc, cuts, split, base)
+}
+
 // encodeOther appends the state's whole encoding made with the other
 // numbering than the base's, which it keeps, after encodeInc could not
 // encode it: the next state is likely one transition from the base again.
@@ -579,21 +587,14 @@ func (m *Machine) foldWhole() {
 	in.wstart = in.wstart[:0]
 	in.wbefore = append(in.wbefore[:0], int32(c.Live()))
 	in.wterms = append(in.wterms[:0], m.staticsTerm())
-	for j := range s.Threads {
-		i := j
-		if in.lastFirst {
-			i = len(s.Threads) - 1 - j
-		}
+	nt := int32(len(s.Threads))
+	for k := int32(1); k <= nt; k++ {
 		in.wbefore = append(in.wbefore, int32(c.Live()))
-		in.wterms = append(in.wterms, m.threadTerm(j+1, s.Threads[i], nil))
+		in.wterms = append(in.wterms, m.threadTerm(int(k), s.Threads[in.thread(k, nt)], nil))
 	}
 	in.wbefore, in.wterms = c.FoldObjects(&s.Heap, m.layout, len(s.Threads), in.wbefore, in.wterms)
 	in.wbefore = append(in.wbefore, int32(c.Live()))
-	var sum uint64
-	for _, t := range in.wterms {
-		sum += t
-	}
-	in.wsum = sum
+	in.sumWhole()
 }
 
 // Decode replaces the machine's state with the one encoded in b by Encode.
