@@ -117,6 +117,9 @@ type op struct {
 	back  bool // a branch to an earlier or the same pc
 	pure  bool // allowed in invariant evaluation
 	gate  bool // enabledAt or choicesAt look at it: else always enabled, with one choice
+	// choosy: choicesAt looks at it (choose, chooseb, notify): else one
+	// choice
+	choosy bool
 }
 
 // Machine runs a program: it holds the active state and executes
@@ -387,6 +390,7 @@ func (m *Machine) decode(mi int32) []op {
 		case bytecode.OpMonitorenter, bytecode.OpJoin, bytecode.OpInvokevirtual, bytecode.OpInvokestatic,
 			bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpNotify:
 			o.gate = true
+			o.choosy = in.Op == bytecode.OpChoose || in.Op == bytecode.OpChooseb || in.Op == bytecode.OpNotify
 		}
 		o.back = in.Op.Is(bytecode.FlagBranch) && in.A <= int64(pc)
 		switch in.Op {
@@ -446,10 +450,18 @@ func (m *Machine) enabled(t *Thread) bool {
 // An instruction it looks at must be gated (op.gate, set in decode): Enabled
 // takes the others as enabled without asking.
 func (m *Machine) enabledAt(t *Thread, o *op) bool {
-	switch o.in.Op {
-	case bytecode.OpMonitorenter:
+	if o.in.Op == bytecode.OpMonitorenter {
+		// (Here, so that the most frequent case is inlined where the
+		// call is.)
 		v := t.Stack[len(t.Stack)-1]
 		return !v.Ref || m.lockable(t, heap.Ref(v.I))
+	}
+	return m.enabledOther(t, o)
+}
+
+// enabledOther is enabledAt for the instructions other than monitorenter.
+func (m *Machine) enabledOther(t *Thread, o *op) bool {
+	switch o.in.Op {
 	case bytecode.OpJoin:
 		v := t.Stack[len(t.Stack)-1]
 		if u := m.threadOf(v); u != nil {
@@ -551,6 +563,10 @@ func (m *Machine) Enabled(buf []Trans) []Trans {
 				continue
 			}
 			if !m.enabledAt(t, o) {
+				continue
+			}
+			if !o.choosy {
+				buf = append(buf, Trans{Thread: t.ID})
 				continue
 			}
 			n := m.choicesAt(t, o)

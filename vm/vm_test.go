@@ -364,3 +364,49 @@ func TestSnapshot_reverseDeltas(t *testing.T) {
 		}
 	}
 }
+
+// TestEnabled_choices checks that Enabled lists one transition per choice
+// of the instructions that choose (choose, chooseb, and notify with
+// several waiters), and one for those that do not: the state space of
+// each conformance program below, searched depth first, must show the
+// largest number of transitions of one thread that it names.
+func TestEnabled_choices(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		most int // the most transitions one thread has in a state
+	}{
+		{"notify_choice.mcasm", 2},
+		{"chooseb.mcasm", 2},
+		{"monitor_nesting.mcasm", 1},
+	} {
+		m := load(t, filepath.Join("../testdata/conformance", c.file), nil, vm.GranTransition)
+		seen := map[string]bool{}
+		most := 0
+		var visit func(depth int)
+		visit = func(depth int) {
+			enc := string(m.Encode(nil))
+			if seen[enc] || depth > 200 {
+				return
+			}
+			seen[enc] = true
+			trs := m.Enabled(nil)
+			per := map[int32]int{}
+			for _, tr := range trs {
+				per[tr.Thread]++
+				most = max(most, per[tr.Thread])
+			}
+			var snap vm.Snapshot
+			m.Save(&snap, nil)
+			for _, tr := range trs {
+				m.Restore(&snap)
+				if m.Step(tr) == nil {
+					visit(depth + 1)
+				}
+			}
+		}
+		visit(0)
+		if most != c.most {
+			t.Errorf("%s: at most %d transitions of one thread in a state, want %d", c.file, most, c.most)
+		}
+	}
+}
