@@ -118,7 +118,7 @@ type incEnc struct {
 	newLen   []int32
 
 	marked    []bool // per component: in dirty, once dirty is long (see touch)
-	manyDirty bool   // dirty has dirtyScan components or more: marked is kept
+	manyDirty bool   // dirty has dirtyScan components or more: marked is kept (kept, not derived from len(dirty): the test of a length cost touch 0.4% more instructions)
 	scratch   []byte // the encoding of a restored state
 	hits      uint64 // incremental encodings (for the tests)
 	rolls     uint64 // levels rolled back (for the tests)
