@@ -317,11 +317,18 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 		// The exact size: deep stacks keep one such slice per level.
 		s.threads = make([]*threadCopy, 0, len(m.S.Threads))
 	}
+	list := s.threads[:len(m.S.Threads)]
+	s.threads = list
+	var shared []*threadCopy
+	var clock uint64
+	if parent != nil {
+		shared, clock = parent.threads, parent.clock
+	}
 	for i, t := range m.S.Threads {
-		if parent != nil && i < len(parent.threads) && t.stamp < parent.clock {
-			c := parent.threads[i]
+		if i < len(shared) && t.stamp < clock {
+			c := shared[i]
 			c.refs++
-			s.threads = append(s.threads, c)
+			list[i] = c
 			continue
 		}
 		var c *threadCopy
@@ -333,7 +340,7 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 		}
 		m.copyBytes += c.save(t)
 		c.refs = 1
-		s.threads = append(s.threads, c)
+		list[i] = c
 	}
 }
 
