@@ -759,8 +759,18 @@ func (s *search) check(id int32) (expand bool) {
 	return true
 }
 
-// tick handles limits and progress; it returns true when the search must stop.
+// tick handles limits and progress; it returns true when the search must
+// stop. It counts the step and leaves the rest to tickLimits, which the
+// common step (not stopped, not bounded, not the 1,024th) does not call:
+// small enough to be inlined into the search loops (a call of it was 1%
+// of the instructions of the unreduced philosophers).
 func (s *search) tick() bool {
+	s.checks++
+	return (s.checks&1023 == 0 || s.stop || s.bounded) && s.tickLimits()
+}
+
+// tickLimits is tick's test of the limits and progress report.
+func (s *search) tickLimits() bool {
 	if s.stop {
 		return true
 	}
@@ -774,7 +784,6 @@ func (s *search) tick() bool {
 			return true
 		}
 	}
-	s.checks++
 	if s.checks&1023 != 0 {
 		return false
 	}
