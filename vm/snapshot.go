@@ -448,7 +448,9 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 	}
 	src := s.keep
 	if s.undo.delta {
-		m.rollback(s) // (as Restore would; again there if this gives up)
+		if m.shadowAt != s { // (rollback's own first test: most often the shadow is at s)
+			m.rollback(s) // (as Restore would; again there if this gives up)
+		}
 		src = &m.shadow
 	}
 	h, sh := &m.S.Heap, &src.heap
