@@ -95,7 +95,7 @@ func (m *Machine) Save(s, parent *Snapshot) {
 // that the machine keeps for the next full snapshots (Machine.keeps): as
 // many as the levels of a depth-first search below its first delta
 // (explorer.DeltaSnapDepth).
-const maxKeeps = 1024
+const maxKeeps = 256
 
 // SaveDelta is Save keeping the heap and statics as a reverse delta to
 // parent, which must not be nil (see Snapshot).
