@@ -130,10 +130,11 @@ type incEnc struct {
 // back into the parent's (rollBack) instead of encoding it again. It is
 // one byte string: a byte saying its form, then per component ascending
 // its number (a uvarint), its term (8 bytes, little-endian) and, in form
-// backRecords, its record's
-// length (a uvarint) and the record; form backTerms, when the base keeps
-// no bytes (see promote), has no records. A DFS level holds one, so one slice header
-// instead of four saves about a hundred bytes a level.
+// backRecords, its record's length (a uvarint) and the record; form
+// backTerms, when the base keeps no bytes (see promote), has no records.
+// The threads' stamps are not kept (see rollBack). A DFS level holds one,
+// so one slice header instead of four saves about a hundred bytes a
+// level.
 type encBack struct {
 	parent      *Snapshot // the parent's snapshot, and its clock then
 	parentClock uint64
@@ -400,9 +401,9 @@ func backUvarint(data []byte, p int) (uint64, int) {
 // threads' stamps are taken from the machine's threads rather than kept in
 // b: a rollback that stops short of that state leaves no base (restored),
 // so the stamps of the states rolled through on the way (which may have
-// more threads than the machine holds) are never read.
-// (Kept in b, as uvarints, they and their decoding were 1.4% of the instructions of philo
-// N = 7 with --hash-compact.)
+// more threads than the machine holds) are never read. (Kept in b as
+// uvarints, the stamps and their decoding were 1.4% of the instructions
+// of philo N = 7 with --hash-compact.)
 func (m *Machine) rollBack(b *encBack) {
 	in := &m.inc
 	in.untouch()
