@@ -305,6 +305,20 @@ func (m *Machine) saved(s *Snapshot) {
 	in.snap, in.snapClock = s, s.clock
 }
 
+// isBase reports whether s is the base's snapshot, as it was saved.
+func (in *incEnc) isBase(s *Snapshot) bool {
+	return in.ok && in.snap == s && in.snapClock == s.clock
+}
+
+// loggedSince reports whether the machine's state is s's but for the
+// objects in the write log and the statics if one was written: s is the
+// base, the log is complete, and nothing was allocated or freed since
+// (what restoreBase, undoLogged and diffLogged rely on; the threads are
+// the stamped ones, see stamp).
+func (in *incEnc) loggedSince(s *Snapshot) bool {
+	return in.isBase(s) && !in.whole && !in.freed
+}
+
 // restoredBase counts a restore of s (see restored) and, if s is the
 // base's snapshot, empties the log and reports true: the state is the
 // base again. (Small enough to be inlined into Restore's fast path.)
@@ -312,7 +326,7 @@ func (in *incEnc) restoredBase(s *Snapshot) bool {
 	if in.run == s && in.runClock == s.clock {
 		in.restores++
 	}
-	if in.ok && in.snap == s && in.snapClock == s.clock {
+	if in.isBase(s) {
 		in.clearLog()
 		return true
 	}
@@ -339,7 +353,7 @@ func (m *Machine) restored(s *Snapshot) {
 			break
 		}
 		m.rollBack(b)
-		if in.snap == s && in.snapClock == s.clock {
+		if in.isBase(s) {
 			in.clearLog()
 			return
 		}

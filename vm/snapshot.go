@@ -143,8 +143,7 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 // whether it applied; otherwise it has written nothing.
 func (m *Machine) diffLogged(parent *Snapshot, u *undo) bool {
 	in, h, sh := &m.inc, &m.S.Heap, &m.shadow.heap
-	if !parent.undo.delta || !in.ok || in.whole || in.freed || in.snap != parent || in.snapClock != parent.clock ||
-		len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(m.shadow.statics) {
+	if !parent.undo.delta || !in.loggedSince(parent) || !m.shapedAs(&m.shadow) {
 		return false
 	}
 	for _, r := range in.log {
@@ -443,7 +442,7 @@ func (m *Machine) checkRestored(s *Snapshot, src *fullCopy) {
 // (checkRestored).
 func (m *Machine) restoreBase(s *Snapshot) bool {
 	in := &m.inc
-	if !in.ok || in.whole || in.freed || in.all || in.snap != s || in.snapClock != s.clock {
+	if !in.loggedSince(s) || in.all {
 		return false
 	}
 	src := s.keep
@@ -454,7 +453,7 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 		src = &m.shadow
 	}
 	h, sh := &m.S.Heap, &src.heap
-	if len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(src.statics) || len(m.S.Threads) != len(s.threads) {
+	if !m.shapedAs(src) || len(m.S.Threads) != len(s.threads) {
 		return false
 	}
 	if !copyLogged(h, sh, in.log) {
@@ -475,6 +474,14 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 	}
 	in.restoredBase(s)
 	return true
+}
+
+// shapedAs reports whether the active heap and statics have src's
+// lengths: with loggedSince, the active state is src's but for the
+// logged objects and statics. (Small enough to be inlined.)
+func (m *Machine) shapedAs(src *fullCopy) bool {
+	h, sh := &m.S.Heap, &src.heap
+	return len(h.Objs) == len(sh.Objs) && len(h.Data) == len(sh.Data) && len(m.S.Statics) == len(src.statics)
 }
 
 // copyLogged copies the objects in log (header and slots) from sh into h;
@@ -503,8 +510,7 @@ func copyLogged(h, sh *heap.Heap, log []heap.Ref) bool {
 // philosophers N = 8). It reports whether it did.
 func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
 	in, h, sh := &m.inc, &m.S.Heap, &src.heap
-	if !in.ok || in.whole || in.freed || in.snap != s || in.snapClock != s.clock ||
-		len(h.Objs) != len(sh.Objs) || len(h.Data) != len(sh.Data) || len(m.S.Statics) != len(src.statics) {
+	if !in.loggedSince(s) || !m.shapedAs(src) {
 		return false
 	}
 	if !copyLogged(h, sh, in.log) {
