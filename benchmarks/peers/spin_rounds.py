@@ -17,10 +17,12 @@ rounds", since the load of a shared machine moves both. Prints each
 round, then SPIN's median rate and, per binary, the median ratio and the
 median peak resident bytes a state. Needs spin and a C compiler.
 """
-import json, os, re, shutil, statistics, subprocess, sys, tempfile
+import os, re, shutil, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(HERE, "..", "models", "philo.mcasm")
+sys.path.insert(0, os.path.join(HERE, ".."))
+from pair import run  # benchmarks/pair.py: one `check --json` of a binary
 
 
 def build_pan(n, work):
@@ -40,10 +42,9 @@ def run_pan(pan, work):
 
 
 def run_mcvm(binary, n):
-    out = subprocess.run([binary, "check", "--json", "--por=none", "--continue", "--memory-limit", "0",
-                          "--hash-compact", "-D", "N=%d" % n, MODEL], capture_output=True, text=True).stdout
-    j = json.loads(out)
-    return j["states_per_s"], j["memory"]["peak_rss_bytes_per_state"]
+    states, rate, rss = run(binary, ["--por=none", "--continue", "--memory-limit", "0", "--hash-compact",
+                                     "-D", "N=%d" % n, MODEL])
+    return rate, rss / states
 
 
 def main():
