@@ -112,7 +112,7 @@ func init() {
 // benchmarks/RESULTS.md), so Step uses it unless Machine.tableDispatch is
 // set by that benchmark.
 func execSwitch(m *Machine, t *Thread, o *op) bool {
-	switch o.in.Op {
+	switch o.op {
 	case bytecode.OpNop:
 		return execNop(m, t, o)
 	case bytecode.OpPush:

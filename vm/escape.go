@@ -173,11 +173,11 @@ func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
 // publishes the object, which takes a write to a shared location, itself a
 // scheduling point.
 func (m *Machine) localOp(t *Thread, o *op) bool {
-	r := heapTarget(t, o.in.Op)
+	r := heapTarget(t, o.op)
 	if r == heap.Null || !m.S.Heap.Valid(r) || !m.localTo(t, r) {
 		return false
 	}
-	if o.in.Op == bytecode.OpMonitorenter {
+	if o.op == bytecode.OpMonitorenter {
 		// A monitor can be held by a thread that no longer holds a
 		// reference to its object; then t would block, which is not local.
 		return m.lockable(t, r)
@@ -241,19 +241,19 @@ func (m *Machine) NextAccess(tid int32) Access {
 		return Access{Kind: AccOther}
 	}
 	o := m.next(t)
-	if !o.in.Op.Is(bytecode.FlagSched) && !o.ret && o.in.Op != bytecode.OpInvokestatic && o.in.Op != bytecode.OpInvokevirtual {
+	if !o.op.Is(bytecode.FlagSched) && !o.ret && o.op != bytecode.OpInvokestatic && o.op != bytecode.OpInvokevirtual {
 		return Access{Kind: AccNone}
 	}
 	a := Access{Kind: AccOther}
-	switch o.in.Op {
+	switch o.op {
 	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
 		return Access{Kind: AccNone}
 	case bytecode.OpGetfield, bytecode.OpPutfield:
-		a = Access{Kind: AccField, Index: int32(o.a), Write: o.in.Op == bytecode.OpPutfield}
+		a = Access{Kind: AccField, Index: int32(o.a), Write: o.op == bytecode.OpPutfield}
 	case bytecode.OpGetstatic, bytecode.OpPutstatic:
-		return Access{Kind: AccStatic, Index: int32(o.a), Write: o.in.Op == bytecode.OpPutstatic}
+		return Access{Kind: AccStatic, Index: int32(o.a), Write: o.op == bytecode.OpPutstatic}
 	case bytecode.OpArrload, bytecode.OpArrstore:
-		a = Access{Kind: AccArray, Write: o.in.Op == bytecode.OpArrstore}
+		a = Access{Kind: AccArray, Write: o.op == bytecode.OpArrstore}
 	case bytecode.OpMonitorexit:
 		a = Access{Kind: AccRelease}
 	case bytecode.OpMonitorenter:
@@ -286,7 +286,7 @@ func (m *Machine) NextAccess(tid int32) Access {
 		}
 		return Access{Kind: AccRelease}
 	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
-		if o.in.Op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.in.Op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
+		if o.op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
 			return Access{Kind: AccNone}
 		}
 		// A synchronized call on a monitor t holds only counts up.
@@ -299,13 +299,13 @@ func (m *Machine) NextAccess(tid int32) Access {
 	default:
 		return a
 	}
-	if r := heapTarget(t, o.in.Op); r != heap.Null && m.S.Heap.Valid(r) {
+	if r := heapTarget(t, o.op); r != heap.Null && m.S.Heap.Valid(r) {
 		a.Obj = r
 		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
 		if m.localTo(t, r) {
-			a.Local = o.in.Op != bytecode.OpMonitorenter || m.lockable(t, r)
+			a.Local = o.op != bytecode.OpMonitorenter || m.lockable(t, r)
 		}
-		if a.Held && o.in.Op == bytecode.OpMonitorenter {
+		if a.Held && o.op == bytecode.OpMonitorenter {
 			a.Kind = AccHeldMonitor
 		}
 	}
@@ -481,7 +481,6 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		return Footprint{}
 	}
 	o := m.next(t)
-	in := o.in
 	top := func(d int) Value {
 		if len(t.Stack) < d {
 			return Value{}
@@ -496,39 +495,39 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		}
 		return r, true
 	}
-	switch in.Op {
+	switch o.op {
 	case bytecode.OpGetfield, bytecode.OpPutfield:
 		d := 1
-		if in.Op == bytecode.OpPutfield {
+		if o.op == bytecode.OpPutfield {
 			d = 2
 		}
 		r, ok := obj(d)
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootField, Write: in.Op == bytecode.OpPutfield, Obj: r, Index: in.A}
+		return Footprint{Kind: FootField, Write: o.op == bytecode.OpPutfield, Obj: r, Index: o.a}
 	case bytecode.OpGetstatic, bytecode.OpPutstatic:
-		return Footprint{Kind: FootStatic, Write: in.Op == bytecode.OpPutstatic, Index: in.A}
+		return Footprint{Kind: FootStatic, Write: o.op == bytecode.OpPutstatic, Index: o.a}
 	case bytecode.OpArrload, bytecode.OpArrstore:
 		d := 2
-		if in.Op == bytecode.OpArrstore {
+		if o.op == bytecode.OpArrstore {
 			d = 3
 		}
 		r, ok := obj(d)
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootElem, Write: in.Op == bytecode.OpArrstore, Obj: r, Index: top(d - 1).I}
+		return Footprint{Kind: FootElem, Write: o.op == bytecode.OpArrstore, Obj: r, Index: top(d - 1).I}
 	case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
 		r, ok := obj(1)
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootMonitor, Write: true, Acquire: in.Op == bytecode.OpMonitorenter, Obj: r}
+		return Footprint{Kind: FootMonitor, Write: true, Acquire: o.op == bytecode.OpMonitorenter, Obj: r}
 	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
 		callee := m.callee(t, o)
 		if callee < 0 || !m.syncMethod[callee] {
-			if in.Op == bytecode.OpInvokevirtual && callee < 0 {
+			if o.op == bytecode.OpInvokevirtual && callee < 0 {
 				return Footprint{} // it throws
 			}
 			return Footprint{}
@@ -555,11 +554,11 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		if u == nil {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootThread, Write: in.Op == bytecode.OpStart, Index: int64(u.ID)}
+		return Footprint{Kind: FootThread, Write: o.op == bytecode.OpStart, Index: int64(u.ID)}
 	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
 		return Footprint{}
 	}
-	if !in.Op.Is(bytecode.FlagSched) {
+	if !o.op.Is(bytecode.FlagSched) {
 		return Footprint{} // a thread-local instruction
 	}
 	return Footprint{Kind: FootAny}

@@ -10,7 +10,7 @@ func (m *Machine) ints(t *Thread) (a, b int64, ok bool) {
 	n := len(s)
 	x, y := s[n-2], s[n-1]
 	if x.Ref || y.Ref {
-		m.typeError(t, "%s of a reference", m.next(t).in.Op)
+		m.typeError(t, "%s of a reference", m.next(t).op)
 		return 0, 0, false
 	}
 	t.Stack = s[:n-2]
@@ -24,7 +24,7 @@ func binop(f func(a, b int64) int64) func(m *Machine, t *Thread, o *op) bool {
 		n := len(s)
 		x, y := s[n-2], s[n-1]
 		if x.Ref || y.Ref {
-			return m.typeError(t, "%s of a reference", o.in.Op)
+			return m.typeError(t, "%s of a reference", o.op)
 		}
 		s[n-2] = Value{I: f(x.I, y.I)}
 		t.Stack = s[:n-1]
@@ -64,7 +64,7 @@ func (m *Machine) divrem(t *Thread, o *op, rem bool) bool {
 	n := len(s)
 	x, y := s[n-2], s[n-1]
 	if x.Ref || y.Ref {
-		return m.typeError(t, "%s of a reference", o.in.Op)
+		return m.typeError(t, "%s of a reference", o.op)
 	}
 	if y.I == 0 {
 		return m.throwNew(t, bytecode.ClassArithmetic)
@@ -112,7 +112,7 @@ func (m *Machine) equal(t *Thread, o *op) (eq, ok bool) {
 	n := len(s)
 	x, y := s[n-2], s[n-1]
 	if x.Ref != y.Ref {
-		m.typeError(t, "%s compares an int with a reference", o.in.Op)
+		m.typeError(t, "%s compares an int with a reference", o.op)
 		return false, false
 	}
 	t.Stack = s[:n-2]

@@ -17,7 +17,7 @@ func branch1(cond func(a int64) bool) func(m *Machine, t *Thread, o *op) bool {
 	return func(m *Machine, t *Thread, o *op) bool {
 		v := t.pop()
 		if v.Ref {
-			return m.typeError(t, "%s of a reference (use ifnull or ifnonnull)", o.in.Op)
+			return m.typeError(t, "%s of a reference (use ifnull or ifnonnull)", o.op)
 		}
 		f := t.top()
 		if cond(v.I) {

@@ -282,7 +282,7 @@ func (m *Machine) endHandler(t *Thread, o *op, k bytecode.HandlerKind) bool {
 	meth := &m.prog.Methods[f.Method]
 	if n == 0 || t.Pending[n-1].Frame != fi || (t.Pending[n-1].Kind != PendLeave && t.Pending[n-1].Kind != PendUnwind) ||
 		meth.Handlers[t.Pending[n-1].Handler].Kind != k {
-		return m.typeError(t, "%s outside a running %s handler", o.in.Op, k)
+		return m.typeError(t, "%s outside a running %s handler", o.op, k)
 	}
 	p := t.Pending[n-1]
 	t.Pending = t.Pending[:n-1]

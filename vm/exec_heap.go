@@ -11,7 +11,7 @@ import (
 // NullPointerException for null and records a type error for an int.
 func (m *Machine) object(t *Thread, v Value) (heap.Ref, bool) {
 	if !v.Ref {
-		m.typeError(t, "%s of an int, want a reference", m.next(t).in.Op)
+		m.typeError(t, "%s of an int, want a reference", m.next(t).op)
 		return 0, false
 	}
 	if v.I == 0 {

@@ -32,7 +32,7 @@ func (m *Machine) threadArg(t *Thread) (*Thread, bool) {
 	}
 	u := m.threadOf(v)
 	if u == nil {
-		m.typeError(t, "%s of an object that is not a Thread", m.next(t).in.Op)
+		m.typeError(t, "%s of an object that is not a Thread", m.next(t).op)
 		return nil, false
 	}
 	t.Stack = t.Stack[:len(t.Stack)-1]

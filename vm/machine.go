@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -106,11 +107,15 @@ type Trans struct {
 	Choice int32
 }
 
-// op is a decoded instruction: its executor and operands.
+// op is a decoded instruction: its executor and operands. It is 32
+// bytes (checked below), so that finding a thread's next instruction
+// (next, several times a transition) scales the pc by a shift; it held
+// the whole bytecode.Instr before, whose operands a and b repeat, and was
+// 56 bytes, scaled by a multiplication.
 type op struct {
 	fn    func(m *Machine, t *Thread, o *op) bool
 	a, b  int64
-	in    bytecode.Instr
+	op    bytecode.Opcode
 	sched bool // a scheduling point whatever the frame
 	ret   bool // a return: a scheduling point when it ends the thread
 	local bool // with Options.Escape: not a scheduling point when its object is thread-local
@@ -121,6 +126,8 @@ type op struct {
 	// choice
 	choosy bool
 }
+
+var _ [0]struct{} = [unsafe.Sizeof(op{}) - 32]struct{}{}
 
 // Machine runs a program: it holds the active state and executes
 // transitions on it. It is not safe for concurrent use.
@@ -381,7 +388,7 @@ func (m *Machine) decode(mi int32) []op {
 	ops := make([]op, len(meth.Code))
 	for pc, in := range meth.Code {
 		o := &ops[pc]
-		o.in = in
+		o.op = in.Op
 		o.a, o.b = in.A, in.B
 		o.fn = executors[in.Op]
 		o.sched = in.Op.Is(bytecode.FlagSched)
@@ -450,7 +457,7 @@ func (m *Machine) enabled(t *Thread) bool {
 // An instruction it looks at must be gated (op.gate, set in decode): Enabled
 // takes the others as enabled without asking.
 func (m *Machine) enabledAt(t *Thread, o *op) bool {
-	if o.in.Op == bytecode.OpMonitorenter {
+	if o.op == bytecode.OpMonitorenter {
 		// (Here, so that the most frequent case is inlined where the
 		// call is.)
 		v := t.Stack[len(t.Stack)-1]
@@ -461,7 +468,7 @@ func (m *Machine) enabledAt(t *Thread, o *op) bool {
 
 // enabledOther is enabledAt for the instructions other than monitorenter.
 func (m *Machine) enabledOther(t *Thread, o *op) bool {
-	switch o.in.Op {
+	switch o.op {
 	case bytecode.OpJoin:
 		v := t.Stack[len(t.Stack)-1]
 		if u := m.threadOf(v); u != nil {
@@ -479,7 +486,7 @@ func (m *Machine) enabledOther(t *Thread, o *op) bool {
 
 // callee resolves the target of an invoke at the top of t, or -1.
 func (m *Machine) callee(t *Thread, o *op) int32 {
-	if o.in.Op == bytecode.OpInvokestatic {
+	if o.op == bytecode.OpInvokestatic {
 		return int32(o.a)
 	}
 	args := int(m.prog.Methods[o.a].Args)
@@ -523,7 +530,7 @@ func (m *Machine) choices(t *Thread) int32 {
 // An instruction with more than one choice must be choosy (op.choosy, set
 // in decode): Enabled takes the others as having one without asking.
 func (m *Machine) choicesAt(t *Thread, o *op) int32 {
-	switch o.in.Op {
+	switch o.op {
 	case bytecode.OpChoose:
 		return int32(o.a)
 	case bytecode.OpChooseb:
@@ -793,7 +800,7 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 		}
 		o := m.next(t)
 		if !o.pure {
-			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name(), o.in.Op))
+			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name(), o.op))
 			break
 		}
 		ok := o.fn(m, t, o)
@@ -835,7 +842,7 @@ func (m *Machine) Blocker(tid int32) string {
 	} else {
 		o := m.next(t)
 		v := t.Stack[len(t.Stack)-1]
-		switch o.in.Op {
+		switch o.op {
 		case bytecode.OpJoin:
 			if u := m.threadOf(v); u != nil {
 				return "joining thread " + itoa(int64(u.ID))

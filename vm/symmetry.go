@@ -674,7 +674,7 @@ func (m *Machine) Woken(tr Trans) int32 {
 		return -1
 	}
 	t := m.S.Threads[tr.Thread]
-	if t.Status != StatusRunnable || len(t.Frames) == 0 || m.next(t).in.Op != bytecode.OpNotify || len(t.Stack) == 0 {
+	if t.Status != StatusRunnable || len(t.Frames) == 0 || m.next(t).op != bytecode.OpNotify || len(t.Stack) == 0 {
 		return -1
 	}
 	r, ok := m.heldBy(t, t.Stack[len(t.Stack)-1])
