@@ -84,6 +84,9 @@ type incEnc struct {
 	newTerms      []uint64
 	lastSum       uint64
 	fpBuf         []byte // what EncodeFingerprint writes whole
+	// Per thread component, the record its term was last computed for
+	// (termmemo.go).
+	memo []threadMemo
 
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
@@ -121,6 +124,7 @@ type incEnc struct {
 	manyDirty bool   // dirty has dirtyScan components or more: marked is kept (kept, not derived from len(dirty): the test of a length cost touch 0.4% more instructions)
 	scratch   []byte // the encoding of a restored state
 	hits      uint64 // incremental encodings (for the tests)
+	kept      uint64 // thread terms found kept (termmemo.go; for the tests)
 	rolls     uint64 // levels rolled back (for the tests)
 }
 
@@ -262,6 +266,9 @@ func (m *Machine) recordBase(bytes bool) {
 	}
 	in.nobjs = len(m.S.Heap.Objs)
 	in.gen++
+	if n := (len(m.S.Threads) + 1) * memoWays; len(in.memo) < n {
+		in.memo = append(in.memo, make([]threadMemo, n-len(in.memo))...)
+	}
 	n := len(in.terms)
 	in.marked = slices.Grow(in.marked[:0], n)[:n]
 	clear(in.marked)
@@ -711,15 +718,28 @@ func (m *Machine) fingerprintDirty() bool {
 	cut := -1 // the objects numbered when the numbering is cut short, or -1
 	for _, k := range in.dirty {
 		var t uint64
+		var th *Thread // a thread whose term may be kept, and its Thread object
+		var tobj *heap.Object
 		switch {
 		case k == 0:
 			c.Verify(int(in.before[k]))
 			t = m.staticsTerm()
 		case k <= nt:
 			i := in.thread(k, nt)
-			th := s.Threads[i]
+			th = s.Threads[i]
 			if c.ID(th.Obj) != heap.Ref(i+1) {
 				return false
+			}
+			tobj = h.Obj(th.Obj)
+			// (A record too large to be kept is not looked for: tested
+			// here, where MolDyn's all fail it, it saves the call.)
+			if len(th.Frames)+len(th.Stack) <= memoVals {
+				if kept, ok := in.memoTerm(k, th, tobj); ok {
+					in.kept++
+					in.newTerms = append(in.newTerms, kept)
+					sum += kept - in.terms[k]
+					continue
+				}
 			}
 			c.Verify(int(in.before[k]))
 			t = m.threadTerm(int(k), th, nil)
@@ -744,6 +764,8 @@ func (m *Machine) fingerprintDirty() bool {
 				return false
 			}
 			cut = reached
+		} else if th != nil {
+			in.keepTerm(k, th, tobj, t)
 		}
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]

@@ -1,0 +1,111 @@
+// Thread terms remembered: a thread record's term is computed again only
+// when the record differs from the one it was last computed for.
+
+package vm
+
+import (
+	"unsafe"
+
+	"mcvm/heap"
+)
+
+// A transition changes one thread, and the fingerprint needs the term of
+// that thread's record (threadTerm, with the numbering checked). In a
+// depth-first search a thread's record after a transition is most often
+// one it had after a transition from another state: its own variables
+// did not change in between, only other threads' and objects', and its
+// records cycle through a few program points. So fingerprintDirty keeps,
+// per thread component, the last few records it computed a term for, in
+// raw form, with their terms; a record equal to one kept has its term.
+// The philosophers (N = 7, --hash-compact): 94.6% of the thread terms
+// are found kept (with one record kept per component, 75%); almost all
+// the others are the main thread's, whose return cuts the numbering
+// short (fingerprintDirty), which is not kept. A record is compared in
+// about 150 instructions, where its term took about 250.
+//
+// A term is a function of the record's raw contents and of the numbering
+// its references are mapped by, and so is the check of the numbering
+// (heap.Canon.Verify, VerifiedPrefix): the component's position, the
+// objects numbered before and after it, and the numbers of the objects it
+// refers to. All are the base's, fixed while the base's generation
+// (incEnc.gen) is: a base with another numbering or other positions is
+// recorded whole (recordBase), which advances it, and promotion and
+// rollBack keep the numbering (their changes passed the check). So an
+// entry is used only in the generation it was made in, and only a record
+// whose check passed whole (not cut short) is kept. Equal raw contents
+// means equal in every field threadTerm reads, and a few more (the wait
+// fields and the Thread object's count are compared even where the record
+// leaves them out): a record is taken as equal only if it is.
+//
+// With MCVM_CHECK_ENCODING=1 every incremental fingerprint is compared
+// with a whole encoding's terms (checkEncoded), remembered ones included.
+type threadMemo struct {
+	gen          uint64 // incEnc.gen when kept; 0: nothing kept
+	term         uint64
+	obj, waitObj heap.Ref
+	owner, count int32 // the Thread object's monitor
+	waitCount    int32
+	nf, ns       int32
+	status       Status
+	vals         [memoVals]Value // the frames (each the size of a value), then the stack
+}
+
+// memoVals bounds the frames and values of a record kept (as threadCopy's
+// copy without calls does).
+const memoVals = 8
+
+// memoWays is how many records are kept per component: one per place,
+// chosen by the top frame's pc (a thread's records cycle through a few
+// pcs; the philosophers' through four, which with four places keeps all).
+const memoWays = 4
+
+// memoAt returns the place of thread t's record as component k.
+func (in *incEnc) memoAt(k int32, t *Thread) *threadMemo {
+	w := 0
+	if n := len(t.Frames); n > 0 {
+		// The top two bits of the pc times 2^32 divided by the golden
+		// ratio (a 32-bit product): the pcs a thread stops at are
+		// often a stride apart (the philosophers': 1, 3, 5 and 7),
+		// which the pc's low bits would put in the same places.
+		w = int(uint32(t.Frames[n-1].PC) * 0x9e3779b9 >> 30)
+	}
+	return &in.memo[int(k)*memoWays+w] // (recordBase makes room for each thread's component)
+}
+
+// memoTerm returns the term kept for thread t as component k and true if
+// t's record is the one it was kept for, in this generation.
+func (in *incEnc) memoTerm(k int32, t *Thread, o *heap.Object) (uint64, bool) {
+	mt := in.memoAt(k, t)
+	fr, st := t.Frames, t.Stack
+	if mt.gen != in.gen || mt.status != t.Status || int(mt.nf) != len(fr) || int(mt.ns) != len(st) || len(t.Pending) != 0 ||
+		mt.owner != o.Owner || mt.count != o.Count || mt.obj != t.Obj || mt.waitObj != t.WaitObj || mt.waitCount != t.WaitCount {
+		return 0, false
+	}
+	vf := mt.vals[:len(fr)]
+	for i, f := range fr {
+		if *(*Frame)(unsafe.Pointer(&vf[i])) != f {
+			return 0, false
+		}
+	}
+	vs := mt.vals[len(fr) : len(fr)+len(st)]
+	for i, x := range st {
+		if vs[i] != x {
+			return 0, false
+		}
+	}
+	return mt.term, true
+}
+
+// keepTerm keeps term as thread t's as component k, whose numbering
+// passed the check whole, if its record is small enough.
+func (in *incEnc) keepTerm(k int32, t *Thread, o *heap.Object, term uint64) {
+	nf, ns := len(t.Frames), len(t.Stack)
+	if nf+ns > memoVals || len(t.Pending) != 0 {
+		return
+	}
+	mt := in.memoAt(k, t)
+	mt.gen, mt.term, mt.obj, mt.waitObj = in.gen, term, t.Obj, t.WaitObj
+	mt.owner, mt.count, mt.waitCount, mt.nf, mt.ns, mt.status = o.Owner, o.Count, t.WaitCount, int32(nf), int32(ns), t.Status
+	copy(valueFrames(mt.vals[:nf]), t.Frames)
+	copy(mt.vals[nf:nf+ns], t.Stack)
+}
