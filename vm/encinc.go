@@ -86,7 +86,8 @@ type incEnc struct {
 	fpBuf         []byte // what EncodeFingerprint writes whole
 	// Per thread component, the record its term was last computed for
 	// (termmemo.go).
-	memo []threadMemo
+	memo    []threadMemo
+	objMemo *[objMemoSize]objMemo
 
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
@@ -268,6 +269,9 @@ func (m *Machine) recordBase(bytes bool) {
 	in.gen++
 	if n := (len(m.S.Threads) + 1) * memoWays; len(in.memo) < n {
 		in.memo = append(in.memo, make([]threadMemo, n-len(in.memo))...)
+	}
+	if in.objMemo == nil {
+		in.objMemo = new([objMemoSize]objMemo)
 	}
 	n := len(in.terms)
 	in.marked = slices.Grow(in.marked[:0], n)[:n]
@@ -720,6 +724,7 @@ func (m *Machine) fingerprintDirty() bool {
 		var t uint64
 		var th *Thread // a thread whose term may be kept, and its Thread object
 		var tobj *heap.Object
+		var obj *heap.Object // an object whose term may be kept
 		switch {
 		case k == 0:
 			c.Verify(int(in.before[k]))
@@ -744,12 +749,21 @@ func (m *Machine) fingerprintDirty() bool {
 			c.Verify(int(in.before[k]))
 			t = m.threadTerm(int(k), th, nil)
 		default:
-			if c.Object(h, int(k)).Kind == heap.KindFree {
+			obj = c.Object(h, int(k))
+			if obj.Kind == heap.KindFree {
 				// Freed since it was numbered: one of the objects a
 				// numbering cut short let go of (see below), written
 				// before it was let go of; the numbering is not the
 				// base's.
 				return false
+			}
+			if obj.Len <= memoVals {
+				if kept, ok := in.objTerm(k, obj, h); ok {
+					in.kept++
+					in.newTerms = append(in.newTerms, kept)
+					sum += kept - in.terms[k]
+					continue
+				}
 			}
 			c.Verify(int(in.before[k]))
 			t = c.ObjectTerm(h, m.layout, int(k))
@@ -766,6 +780,8 @@ func (m *Machine) fingerprintDirty() bool {
 			cut = reached
 		} else if th != nil {
 			in.keepTerm(k, th, tobj, t)
+		} else if obj != nil {
+			in.keepObjTerm(k, obj, h, t)
 		}
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]
