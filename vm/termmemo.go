@@ -1,5 +1,6 @@
-// Thread terms remembered: a thread record's term is computed again only
-// when the record differs from the one it was last computed for.
+// Terms remembered: the term of a thread's or an object's record is
+// computed again only when the record differs from those it was last
+// computed for.
 
 package vm
 
