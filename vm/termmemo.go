@@ -51,6 +51,19 @@ type threadMemo struct {
 	vals         [memoVals]Value // the frames (each the size of a value), then the stack
 }
 
+// The pairs memoTerm compares as words: each second field follows the
+// first, at an offset a multiple of 8. These fail to compile otherwise.
+var (
+	_ [0]struct{} = [unsafe.Offsetof(Thread{}.WaitObj) - unsafe.Offsetof(Thread{}.Obj) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(Thread{}.Obj) % 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(heap.Object{}.Count) - unsafe.Offsetof(heap.Object{}.Owner) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(heap.Object{}.Owner) % 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.waitObj) - unsafe.Offsetof(threadMemo{}.obj) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.obj) % 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.count) - unsafe.Offsetof(threadMemo{}.owner) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.owner) % 8]struct{}{}
+)
+
 // memoVals bounds the frames and values of a record kept (as threadCopy's
 // copy without calls does).
 const memoVals = 8
@@ -78,13 +91,18 @@ func (in *incEnc) memoAt(k int32, t *Thread) *threadMemo {
 func (in *incEnc) memoTerm(k int32, t *Thread, o *heap.Object) (uint64, bool) {
 	mt := in.memoAt(k, t)
 	fr, st := t.Frames, t.Stack
+	// (The Thread object and the waited object, and the monitor's owner
+	// and count, each compared as one word: pairs of int32s, checked
+	// below.)
 	if mt.gen != in.gen || mt.status != t.Status || int(mt.nf) != len(fr) || int(mt.ns) != len(st) || len(t.Pending) != 0 ||
-		mt.owner != o.Owner || mt.count != o.Count || mt.obj != t.Obj || mt.waitObj != t.WaitObj || mt.waitCount != t.WaitCount {
+		*(*uint64)(unsafe.Pointer(&mt.owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) ||
+		*(*uint64)(unsafe.Pointer(&mt.obj)) != *(*uint64)(unsafe.Pointer(&t.Obj)) || mt.waitCount != t.WaitCount {
 		return 0, false
 	}
 	vf := mt.vals[:len(fr)]
-	for i, f := range fr {
-		if *(*Frame)(unsafe.Pointer(&vf[i])) != f {
+	for i := range fr {
+		// (A frame is four int32s, no padding: compared as two words.)
+		if *(*[2]uint64)(unsafe.Pointer(&vf[i])) != *(*[2]uint64)(unsafe.Pointer(&fr[i])) {
 			return 0, false
 		}
 	}
