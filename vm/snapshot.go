@@ -344,13 +344,17 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 }
 
 // dropThreads empties s's list of threads, putting the copies no other
-// snapshot holds with the machine's spares.
+// snapshot holds with the machine's spares. The list's array keeps its
+// pointers past the list's end: each copy there is a spare or another
+// snapshot's, so none is kept alive that would not be, and saveThreads
+// writes every entry before the list is read. (Clearing them, each a
+// pointer store with the collector's write barrier, was 0.5% of the
+// instructions of philo N = 7 with --hash-compact.)
 func (m *Machine) dropThreads(s *Snapshot) {
-	for i, c := range s.threads {
+	for _, c := range s.threads {
 		if c.refs--; c.refs == 0 {
 			m.copies = append(m.copies, c)
 		}
-		s.threads[i] = nil
 	}
 	s.threads = s.threads[:0]
 }
