@@ -84,8 +84,8 @@ type incEnc struct {
 	newTerms      []uint64
 	lastSum       uint64
 	fpBuf         []byte // what EncodeFingerprint writes whole
-	// Per thread component, the record its term was last computed for
-	// (termmemo.go).
+	// Records whose terms were computed, with the terms (termmemo.go):
+	// memoWays places per thread component, and a table for objects.
 	memo    []threadMemo
 	objMemo *[objMemoSize]objMemo
 
@@ -125,7 +125,7 @@ type incEnc struct {
 	manyDirty bool   // dirty has dirtyScan components or more: marked is kept (kept, not derived from len(dirty): the test of a length cost touch 0.4% more instructions)
 	scratch   []byte // the encoding of a restored state
 	hits      uint64 // incremental encodings (for the tests)
-	kept      uint64 // thread terms found kept (termmemo.go; for the tests)
+	kept      uint64 // terms found kept, threads' and objects' (termmemo.go; for the tests)
 	rolls     uint64 // levels rolled back (for the tests)
 }
 

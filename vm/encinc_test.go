@@ -223,7 +223,7 @@ func TestFingerprint_incremental(t *testing.T) {
 						len(got), firstDiff(got, want), len(want))
 				}
 				if m.KeptTerms() == 0 && strings.Contains(name, "philo") {
-					t.Error("no thread term was found kept")
+					t.Error("no term was found kept")
 				}
 				// Fingerprints only, with some states also encoded after
 				// their fingerprint (as a deep DFS level or a trace asks):

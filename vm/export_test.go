@@ -110,8 +110,8 @@ func (m *Machine) IncrementalEncodings() uint64 { return m.inc.hits }
 // base back when backtracking.
 func (m *Machine) RolledBack() uint64 { return m.inc.rolls }
 
-// KeptTerms returns how many thread terms fingerprintDirty found kept
-// (termmemo.go) instead of computing them.
+// KeptTerms returns how many terms, threads' and objects',
+// fingerprintDirty found kept (termmemo.go) instead of computing them.
 func (m *Machine) KeptTerms() uint64 { return m.inc.kept }
 
 // PokeSlot writes slot i of object r without logging the write, as an
