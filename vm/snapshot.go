@@ -155,22 +155,12 @@ func (m *Machine) diffLogged(parent *Snapshot, u *undo) bool {
 	act, shw := objWords(h.Objs), objWords(sh.Objs)
 	for _, r := range in.log {
 		i := (int(r) - 1) * objWordsPer
-		for j := i; j < i+objWordsPer; j++ {
-			if act[j] != shw[j] {
-				ent = append(ent, int64(j), shw[j])
-				shw[j] = act[j]
-			}
-		}
+		ent = diffRange(act, shw, i, i+objWordsPer, ent)
 	}
 	u.nObj = int32(len(ent) / 2)
 	for _, r := range in.log {
 		o := &sh.Objs[r-1]
-		for j := o.Off; j < o.Off+o.Len; j++ {
-			if h.Data[j] != sh.Data[j] {
-				ent = append(ent, int64(j), sh.Data[j])
-				sh.Data[j] = h.Data[j]
-			}
-		}
+		ent = diffRange(h.Data, sh.Data, int(o.Off), int(o.Off+o.Len), ent)
 	}
 	u.nData = int32(len(ent)/2) - u.nObj
 	if in.statics {
@@ -661,11 +651,19 @@ func diffWords(act, sh []int64, ent []int64) []int64 {
 		if bytes.Equal(int64Bytes(a0), int64Bytes(s0)) {
 			continue
 		}
-		for i, v := range a0 {
-			if v != s0[i] {
-				ent = append(ent, int64(b+i), s0[i])
-				s0[i] = v
-			}
+		ent = diffRange(act, sh, b, e, ent)
+	}
+	return ent
+}
+
+// diffRange makes sh[lo:hi] equal to act[lo:hi], appending to ent the
+// (index, old value) pairs of the words it changed (indices in act and
+// sh).
+func diffRange(act, sh []int64, lo, hi int, ent []int64) []int64 {
+	for i := lo; i < hi; i++ {
+		if v := act[i]; v != sh[i] {
+			ent = append(ent, int64(i), sh[i])
+			sh[i] = v
 		}
 	}
 	return ent
