@@ -68,18 +68,23 @@ func (s *search) lookaheadFor() prefetcher {
 // left holding the state reached.
 func (s *search) lookahead(top *frame, i int32) {
 	s.load(top)
-	s.loaded = -1
-	if f := s.m.Step(s.trans[i]); f != nil {
+	// What the encoding leaves goes in the older of two stashes, for a
+	// second execution (see visitAhead). A transition kept
+	// (vm.Machine.StepAhead) is not executed: the machine still holds
+	// top's state.
+	k := s.sx ^ 1
+	fp, instr, f, moved := s.m.StepAhead(s.trans[i], &s.stash[k])
+	if moved {
+		s.loaded = -1
+	}
+	if f != nil {
 		top.ain = -1
 		return
 	}
-	top.fp, top.ain = s.m.EncodeFingerprint(), int32(s.m.Executed())
-	s.pf.prefetch(top.fp)
-	// What the encoding left, in the older of two stashes, for a second
-	// execution (see visitAhead).
-	s.sx ^= 1
-	s.m.StashFingerprint(&s.stash[s.sx])
-	s.stashTr[s.sx] = s.trans[i]
+	top.fp, top.ain = fp, int32(instr)
+	s.pf.prefetch(fp)
+	s.sx = k
+	s.stashTr[k] = s.trans[i]
 }
 
 // takeAhead is called when top takes transition top.next-1: it returns

@@ -126,6 +126,7 @@ type incEnc struct {
 	scratch   []byte // the encoding of a restored state
 	hits      uint64 // incremental encodings (for the tests)
 	kept      uint64 // terms found kept, threads' and objects' (termmemo.go; for the tests)
+	keptSteps uint64 // fingerprints StepAhead took kept (keptahead.go; for the tests)
 	rolls     uint64 // levels rolled back (for the tests)
 }
 

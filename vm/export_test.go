@@ -137,3 +137,13 @@ func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int64) {
 	}
 	return held, listed
 }
+
+// SetKeptSteps turns StepAhead's kept transitions on or off (for the test
+// that compares the two) and returns the setting it replaced.
+func SetKeptSteps(on bool) (old bool) {
+	old, keptOn = keptOn, on
+	return old
+}
+
+// KeptSteps returns how many fingerprints StepAhead took kept.
+func (m *Machine) KeptSteps() uint64 { return m.inc.keptSteps }

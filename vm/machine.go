@@ -136,8 +136,10 @@ type Machine struct {
 	layout     *heap.Layout
 	opts       Options
 	code       [][]op
-	vtab       [][]int32 // per method, per class: target of invokevirtual, -1 if none
-	sub        []bool    // sub[c*nclasses+d]: c is d or a subclass of d
+	keepable   [][]bool    // per method, per pc: a transition from there may be kept (keptahead.go)
+	kept       []keptTrans // keptWays per thread (keptahead.go)
+	vtab       [][]int32   // per method, per class: target of invokevirtual, -1 if none
+	sub        []bool      // sub[c*nclasses+d]: c is d or a subclass of d
 	nclasses   int
 	staticRef  []bool
 	refStatics []int
@@ -331,6 +333,10 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	m.code = make([][]op, len(p.Methods))
 	for mi := range p.Methods {
 		m.code[mi] = m.decode(int32(mi))
+	}
+	m.keepable = make([][]bool, len(p.Methods))
+	for mi := range p.Methods {
+		m.keepable[mi] = m.keepFrom(m.code[mi])
 	}
 	m.invReads()
 	m.initDead()

@@ -192,6 +192,7 @@ func (m *Machine) checkShadow() {
 // whose thread list holds it, and counts them (refs).
 type threadCopy struct {
 	stamp     uint64
+	ver       uint64  // the clock of the snapshot it was saved for: with the thread's index, names its contents (see keptTrans)
 	vals      []Value // the frames, the values, the pending records (the rest)
 	ID        int32
 	Obj       heap.Ref
@@ -328,6 +329,7 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 			m.copyBytes += int64(unsafe.Sizeof(*c))
 		}
 		m.copyBytes += c.save(t)
+		c.ver = s.clock
 		c.refs = 1
 		list[i] = c
 	}

@@ -1,0 +1,355 @@
+// Transitions kept: the fingerprint of a successor taken from the one
+// computed when the same transition was taken from another state, without
+// executing it, when it is bound to do what it did then.
+
+package vm
+
+import (
+	"fmt"
+	"unsafe"
+
+	"mcvm/bytecode"
+	"mcvm/heap"
+)
+
+// A depth-first search fingerprints every successor of every state it
+// expands (explorer's lookahead), and most are states visited before: on
+// the philosophers, six transitions of seven. Between a state and its
+// child only the thread that moved and the objects it wrote differ, so
+// most of the child's transitions are those of its parent again: the
+// same thread, with the same record, writing objects with the same
+// contents. Such a transition does the same again, and the successor's
+// fingerprint differs from its state's by the same terms.
+//
+// StepAhead keeps, per thread, what a transition did the last few times
+// it was executed from a state that was the incremental encoder's base:
+// the thread's record then (by name: the snapshot's copy of the thread,
+// see threadCopy.ver), the objects it wrote, as they were before, the
+// thread's Thread object's monitor, and the new terms of the components
+// it changed. When the machine is at a base again whose copy of the
+// thread is the same, and the objects' contents are as they were, the
+// successor's fingerprint is the base's sum of terms with those
+// components' terms replaced, and neither the transition, nor the
+// encoding, nor the restore after it is done.
+//
+// That is sound when the transition is bound to do the same:
+//   - What it executes reads nothing but its thread's record and the
+//     objects it writes. Only the instructions of keepOps are allowed,
+//     and decode marks (Machine.keepFrom) the pcs from which a transition
+//     executes no other before its end (keepFrom): no getfield, arrload
+//     or getstatic (reads of objects not written), no call, return,
+//     allocation, start, notify or join, and no instruction that escape
+//     analysis could merge into the transition (a reachability question).
+//     An exception allocates, which makes the encoding whole: such a
+//     transition is not kept, nor one that faulted.
+//   - The objects it writes are logged (incEnc.log) and compared in full,
+//     header and slots; a Thread object is not kept (its monitor is in
+//     its thread's record, which names another thread's frames).
+//   - Its thread's term reads its Thread object's monitor too, which is
+//     compared.
+//   - The terms, and the check of the numbering that made the encoding
+//     incremental, are functions of the records and of the base's
+//     numbering, fixed within a generation (incEnc.gen, termmemo.go): an
+//     entry serves its generation only, and only a transition whose
+//     encoding was incremental with nothing cut short is kept.
+//
+// With MCVM_CHECK_ENCODING=1 every fingerprint taken this way is checked
+// by executing the transition and encoding the state reached.
+type keptTrans struct {
+	gen          uint64 // incEnc.gen when kept; 0: nothing kept
+	ver          uint64 // the thread's copy (threadCopy.ver) at the state it was taken from
+	choice       int32
+	instr        int32 // the instructions it executed
+	owner, count int32 // the Thread object's monitor
+	nobj, n      int32 // objects written; components changed
+	refs         [keptObjs]heap.Ref
+	objs         [keptObjs]heap.Object // the objects written, before
+	slots        [keptObjs][memoVals]int64
+	dirty        [stashMax]int32 // the components changed and their new terms
+	newTerms     [stashMax]uint64
+}
+
+// keptObjs bounds the objects a kept transition writes (the
+// philosophers' write one).
+const keptObjs = 2
+
+// keptWays is how many transitions are kept per thread: one per place,
+// chosen by the copy's name and the choice.
+const keptWays = 4
+
+// The monitor's owner and count are compared as one word.
+var _ [0]struct{} = [unsafe.Offsetof(keptTrans{}.count) - unsafe.Offsetof(keptTrans{}.owner) - 4]struct{}{}
+var _ [0]struct{} = [unsafe.Offsetof(keptTrans{}.owner) % 8]struct{}{}
+
+// keepOps are the instructions a kept transition may execute: they read
+// only their thread's record and the objects they write (see keptTrans).
+var keepOps = func() (k [bytecode.NumOpcodes]bool) {
+	for _, op := range []bytecode.Opcode{
+		bytecode.OpNop, bytecode.OpPush, bytecode.OpPushNull, bytecode.OpPop, bytecode.OpDup, bytecode.OpSwap,
+		bytecode.OpLoad, bytecode.OpStore, bytecode.OpInc,
+		bytecode.OpAdd, bytecode.OpSub, bytecode.OpMul, bytecode.OpDiv, bytecode.OpRem, bytecode.OpNeg,
+		bytecode.OpAnd, bytecode.OpOr, bytecode.OpXor, bytecode.OpShl, bytecode.OpShr, bytecode.OpUshr, bytecode.OpNot,
+		bytecode.OpEq, bytecode.OpNe, bytecode.OpLt, bytecode.OpLe, bytecode.OpGt, bytecode.OpGe,
+		bytecode.OpGoto, bytecode.OpIfz, bytecode.OpIfnz, bytecode.OpIfeq, bytecode.OpIfne,
+		bytecode.OpIflt, bytecode.OpIfle, bytecode.OpIfgt, bytecode.OpIfge, bytecode.OpIfnull, bytecode.OpIfnonnull,
+		bytecode.OpPutfield, bytecode.OpArrstore,
+		bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait,
+		bytecode.OpYield, bytecode.OpTid, bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpAssert,
+	} {
+		k[op] = true
+	}
+	return k
+}()
+
+// writesFirst are the instructions of keepOps that write an object
+// whenever they complete: a transition kept that begins with one must
+// have written one (a monitorenter that found the monitor taken writes
+// nothing and reads the owner; the search never takes it, and this keeps
+// it from being kept if it did).
+var writesFirst = func() (k [bytecode.NumOpcodes]bool) {
+	for _, op := range []bytecode.Opcode{bytecode.OpPutfield, bytecode.OpArrstore, bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait} {
+		k[op] = true
+	}
+	return k
+}()
+
+// keepFrom returns, per pc of a method decoded as ops, whether a
+// transition that begins there executes only instructions of keepOps:
+// the first, then every one it can reach before one that ends the
+// transition (step). That is the largest set closed under: a scheduling
+// point ends the transition (unless escape analysis could merge it in:
+// then it is not allowed), a return is not allowed (it executes unless
+// it ends the thread), and any other instruction must be in keepOps with
+// each of its successors allowed.
+func (m *Machine) keepFrom(ops []op) []bool {
+	n := len(ops)
+	// ok[p]: the instruction at p is allowed when reached after the first.
+	ok := make([]bool, n)
+	fixed := make([]bool, n) // ok[p] does not depend on successors
+	for p := range ops {
+		o := &ops[p]
+		switch {
+		case o.sched:
+			ok[p], fixed[p] = !o.local, true
+		case o.ret:
+			fixed[p] = true
+		default:
+			ok[p] = keepOps[o.op]
+			fixed[p] = !ok[p]
+		}
+	}
+	succ := func(p int) (int, int) { // up to two successors, -1 none, n: out of the method
+		o := &ops[p]
+		a, b := -1, -1
+		if !o.op.Is(bytecode.FlagNoNext) {
+			a = p + 1
+		}
+		if o.op.Is(bytecode.FlagBranch) {
+			b = n
+			if o.a >= 0 && o.a < int64(n) {
+				b = int(o.a)
+			}
+		}
+		return a, b
+	}
+	allowed := func(q int) bool { return q < 0 || q < n && ok[q] }
+	for changed := true; changed; {
+		changed = false
+		for p := range ops {
+			if fixed[p] || !ok[p] {
+				continue
+			}
+			if a, b := succ(p); !allowed(a) || !allowed(b) {
+				ok[p], changed = false, true
+			}
+		}
+	}
+	from := make([]bool, n)
+	for p := range ops {
+		a, b := succ(p)
+		from[p] = keepOps[ops[p].op] && allowed(a) && allowed(b)
+	}
+	return from
+}
+
+// atBase reports whether the machine's state is the base's and its
+// snapshot's (nothing written or stamped since), with nt threads.
+func (in *incEnc) atBase(nt int) bool {
+	s := in.snap
+	return in.ok && s != nil && in.snapClock == s.clock && len(in.log) == 0 && in.nTouch == 0 &&
+		!in.all && !in.whole && !in.freed && !in.statics && len(s.threads) == nt && len(in.stamps) == nt
+}
+
+// keptAt returns the place of thread i's transition with choice from the
+// copy named ver.
+func (m *Machine) keptAt(i int32, ver uint64, choice int32) *keptTrans {
+	w := (uint32(ver)*0x9e3779b9 + uint32(choice)*0x85ebca6b) >> 30 // (2 bits: keptWays)
+	return &m.kept[int(i)*keptWays+int(w)]
+}
+
+// keptOn is false only for the tests that compare searches with kept
+// transitions and without.
+var keptOn = true
+
+// StepAhead is Step, then EncodeFingerprint and StashFingerprint(st), for
+// explorer's lookahead: it returns the fingerprint of the state tr leads
+// to, the instructions tr executes, and Step's fault. If the machine is at
+// the incremental encoder's base and tr is bound to do what it did when
+// it was kept (see keptTrans), it returns them without executing tr: then
+// moved is false, and the machine holds the state it held. st is left as
+// StashFingerprint would leave it after executing tr.
+func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fault, moved bool) {
+	in := &m.inc
+	var c *threadCopy // the base's copy of tr's thread, if tr may be kept
+	if nt := len(m.S.Threads); keptOn && in.atBase(nt) && uint(tr.Thread) < uint(nt) {
+		c = in.snap.threads[tr.Thread]
+		if fp, instr, ok := m.keptStep(tr, c, st); ok {
+			return fp, instr, nil, false
+		}
+	}
+	if f := m.Step(tr); f != nil {
+		return 0, 0, f, true
+	}
+	fp = m.EncodeFingerprint()
+	m.StashFingerprint(st)
+	if c != nil && st.ok {
+		m.keepTrans(tr, c, st)
+	}
+	return fp, m.executed, nil, true
+}
+
+// keptStep is StepAhead's way with a transition kept, if there is one
+// for tr from thread copy c that holds; it reports whether there was.
+func (m *Machine) keptStep(tr Trans, c *threadCopy, st *FPStash) (uint64, int, bool) {
+	in := &m.inc
+	if uint(tr.Thread) >= uint(len(m.kept)/keptWays) { // (room is made by keepTrans)
+		return 0, 0, false
+	}
+	e := m.keptAt(tr.Thread, c.ver, tr.Choice)
+	if e.gen != in.gen || e.ver != c.ver || e.choice != tr.Choice || !m.keptHolds(e, m.S.Threads[tr.Thread]) {
+		return 0, 0, false
+	}
+	sum := in.sum
+	for j := range e.n {
+		sum += e.newTerms[j] - in.terms[e.dirty[j]]
+	}
+	*st = FPStash{ok: true, n: e.n, gen: in.gen, snapClock: in.snapClock, snap: in.snap, sum: sum, dirty: e.dirty, newTerms: e.newTerms}
+	in.keptSteps++
+	fp := heap.Mix(sum)
+	if checkInc {
+		m.checkKept(tr, fp, int(e.instr))
+	}
+	return fp, int(e.instr), true
+}
+
+// keptHolds reports whether the objects e's transition wrote are as they
+// were, and thread t's Thread object's monitor.
+func (m *Machine) keptHolds(e *keptTrans, t *Thread) bool {
+	h := &m.S.Heap
+	if int(t.Obj) < 1 || int(t.Obj) > len(h.Objs) {
+		return false
+	}
+	if *(*uint64)(unsafe.Pointer(&e.owner)) != *(*uint64)(unsafe.Pointer(&h.Objs[t.Obj-1].Owner)) {
+		return false
+	}
+	for j := range e.nobj {
+		r, w := e.refs[j], &e.objs[j]
+		if int(r) > len(h.Objs) {
+			return false
+		}
+		o := &h.Objs[r-1]
+		if *(*uint64)(unsafe.Pointer(&w.Owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) || w.Class != o.Class || w.Kind != o.Kind || w.Len != o.Len {
+			return false
+		}
+		ks := e.slots[j][:o.Len] // (o.Len <= memoVals: kept so)
+		for i, x := range h.Data[o.Off : o.Off+o.Len] {
+			if ks[i] != x {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// keepTrans keeps what transition tr, just executed from the base whose
+// copy of its thread is c and encoded incrementally into st, did, if it
+// is bound to do it again from an equal state (see keptTrans).
+func (m *Machine) keepTrans(tr Trans, c *threadCopy, st *FPStash) {
+	in := &m.inc
+	nf := int(c.nFrames)
+	if c.Status != StatusRunnable || nf == 0 || len(c.vals) < nf || in.all || in.statics || in.whole || in.freed ||
+		in.nTouch != 1 || in.touched[0] != tr.Thread || len(in.log) > 2*keptObjs {
+		return
+	}
+	top := valueFrames(c.vals[:nf])[nf-1]
+	if int(top.Method) >= len(m.keepable) || int(top.PC) >= len(m.keepable[top.Method]) || !m.keepable[top.Method][top.PC] {
+		return
+	}
+	s := in.snap
+	src := s.keep
+	if s.undo.delta {
+		if m.shadowAt != s {
+			return
+		}
+		src = &m.shadow
+	}
+	if src == nil {
+		return
+	}
+	h, sh := &m.S.Heap, &src.heap
+	nt := len(m.S.Threads)
+	if len(m.kept) < nt*keptWays {
+		m.kept = append(m.kept, make([]keptTrans, nt*keptWays-len(m.kept))...)
+	}
+	e := m.keptAt(tr.Thread, c.ver, tr.Choice)
+	e.gen = 0
+	n := int32(0)
+next:
+	for _, r := range in.log {
+		for _, q := range e.refs[:n] {
+			if q == r {
+				continue next
+			}
+		}
+		if n == keptObjs || r < 1 || int(r) > len(sh.Objs) || int(r) > len(h.Objs) {
+			return
+		}
+		if id := m.canon.ID(r); id >= 1 && int(id) <= nt {
+			return // a Thread object
+		}
+		o := &sh.Objs[r-1]
+		if o.Len > memoVals {
+			return
+		}
+		e.refs[n], e.objs[n] = r, *o
+		copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
+		n++
+	}
+	if n == 0 && writesFirst[m.code[top.Method][top.PC].op] {
+		return
+	}
+	t := m.S.Threads[tr.Thread]
+	if int(t.Obj) < 1 || int(t.Obj) > len(h.Objs) {
+		return
+	}
+	tobj := &h.Objs[t.Obj-1]
+	e.owner, e.count = tobj.Owner, tobj.Count
+	e.ver, e.choice, e.instr = c.ver, tr.Choice, int32(m.executed)
+	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
+	e.gen = in.gen
+}
+
+// checkKept checks a fingerprint StepAhead took kept for transition tr
+// (see checkInc): it executes tr, encodes the state reached and compares,
+// then restores the base.
+func (m *Machine) checkKept(tr Trans, fp uint64, instr int) {
+	s, inv := m.inc.snap, m.invDirty
+	if f := m.Step(tr); f != nil {
+		panic(fmt.Sprintf("vm: a transition kept faults when executed: %v", f.Msg))
+	}
+	if got := m.EncodeFingerprint(); got != fp || m.executed != instr {
+		panic(fmt.Sprintf("vm: a transition kept reaches %016x in %d instructions, not %016x in %d", got, m.executed, fp, instr))
+	}
+	m.Restore(s)
+	m.invDirty = inv
+}

@@ -1,0 +1,228 @@
+package vm_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/internal/progen"
+	"mcvm/vm"
+)
+
+// aheadStep is what StepAhead reported for one transition.
+type aheadStep struct {
+	fp    uint64
+	instr int
+	fault bool
+}
+
+// walkAhead explores m's states depth first as explorer's lookahead does:
+// every transition of a state by StepAhead, from the state's snapshot
+// (restored only when the machine no longer holds it), and a new state's
+// transition executed again and its fingerprint unstashed before the
+// state is saved and expanded, until limit states. It returns what
+// StepAhead reported for every transition, in order.
+func walkAhead(t *testing.T, m *vm.Machine, limit int) []aheadStep {
+	t.Helper()
+	type level struct {
+		snap *vm.Snapshot
+		trs  []vm.Trans
+		next int
+	}
+	var out []aheadStep
+	var st vm.FPStash
+	seen := map[uint64]bool{m.EncodeFingerprint(): true}
+	root := &level{snap: new(vm.Snapshot)}
+	m.Save(root.snap, nil)
+	root.trs = m.Enabled(nil)
+	stack := []*level{root}
+	held := root // the level whose state the machine holds, or nil
+	for len(stack) > 0 && len(seen) < limit {
+		top := stack[len(stack)-1]
+		if top.next == len(top.trs) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if held != top {
+			m.Restore(top.snap)
+			held = top
+		}
+		tr := top.trs[top.next]
+		top.next++
+		fp, instr, f, moved := m.StepAhead(tr, &st)
+		if moved {
+			held = nil
+		}
+		out = append(out, aheadStep{fp, instr, f != nil})
+		if f != nil || seen[fp] {
+			continue
+		}
+		seen[fp] = true
+		if !moved {
+			if f := m.Step(tr); f != nil {
+				t.Fatalf("a transition kept faults when executed: %v", f.Msg)
+			}
+			if got, ok := m.UnstashFingerprint(&st); !ok || got != fp {
+				t.Fatalf("the stash of a transition kept: %016x %v, want %016x", got, ok, fp)
+			}
+		}
+		m.CollectGarbage()
+		l := &level{snap: new(vm.Snapshot)}
+		m.Save(l.snap, top.snap)
+		l.trs = m.Enabled(nil)
+		stack = append(stack, l)
+		held = l
+	}
+	return out
+}
+
+// threadLockSrc is a worker whose transitions are kept while main locks
+// and unlocks its Thread object, whose monitor is in the worker's record:
+// a transition kept from a state where main held it must not serve one
+// where main does not.
+const threadLockSrc = `
+.class W
+.method static run()
+.locals x
+loop:
+    yield
+    load x
+    push 1
+    add
+    push 3
+    rem
+    store x
+    goto loop
+.end
+.class Main
+.method static main()
+.locals w
+    newthread W.run
+    dup
+    store w
+    start
+again:
+    load w
+    monitorenter
+    load w
+    monitorexit
+    goto again
+.end
+`
+
+// aheadPrograms returns the programs TestStepAhead_kept walks: every
+// model and conformance program, and generated ones.
+func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
+	progs := map[string]func(vm.Options) *vm.Machine{}
+	machine := func(name string, src []byte, defines map[string]int64) func(vm.Options) *vm.Machine {
+		return func(o vm.Options) *vm.Machine {
+			p, err := asm.Assemble(name, src, asm.Options{Defines: defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := vm.New(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Init()
+			return m
+		}
+	}
+	for _, path := range models(t) {
+		src := readFile(t, path)
+		progs[filepath.Base(path)] = machine(path, src, nil)
+	}
+	src := readFile(t, "../benchmarks/models/philo.mcasm")
+	progs["philo N=4"] = machine("philo.mcasm", src, map[string]int64{"N": 4})
+	progs["thread object locked"] = machine("threadlock.mcasm", []byte(threadLockSrc), nil)
+	n := 30
+	if testing.Short() {
+		n = 8
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		src := progen.GenerateWith(seed, progen.Options{Handlers: seed%2 == 0})
+		progs[fmt.Sprintf("generated %d", seed)] = machine("gen.mcasm", []byte(src), nil)
+	}
+	return progs
+}
+
+// TestStepAhead_kept checks the transitions StepAhead takes kept against
+// executing them: on every model and conformance program and generated
+// programs, at both granularities, with each collector, with dead
+// variable reduction and with escape analysis, a lookahead walk must see the same fingerprints,
+// instruction counts and faults, in the same order, with kept
+// transitions on and off; and the philosophers must take some kept.
+func TestStepAhead_kept(t *testing.T) {
+	progs := aheadPrograms(t)
+	names := make([]string, 0, len(progs))
+	for name := range progs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, o := range []vm.Options{
+			{Granularity: vm.GranTransition},
+			{Granularity: vm.GranInstruction},
+			{Granularity: vm.GranTransition, GC: vm.GCMemoised, DeadLocals: true},
+			{Granularity: vm.GranTransition, Escape: true},
+		} {
+			t.Run(fmt.Sprintf("%s/%v/gc=%v/dead=%v/escape=%v", name, o.Granularity, o.GC, o.DeadLocals, o.Escape), func(t *testing.T) {
+				m := progs[name](o)
+				with := walkAhead(t, m, 2000)
+				old := vm.SetKeptSteps(false)
+				without := walkAhead(t, progs[name](o), 2000)
+				vm.SetKeptSteps(old)
+				if i := firstDiffSteps(with, without); i >= 0 {
+					t.Errorf("transition %d of %d, %d: kept %v, executed %v", i, len(with), len(without), at(with, i), at(without, i))
+				}
+				if strings.HasPrefix(name, "philo") && !o.Escape && m.KeptSteps() == 0 {
+					t.Error("no transition was taken kept")
+				}
+			})
+		}
+	}
+}
+
+// TestStepAhead_keptChecked walks the philosophers with every transition
+// taken kept executed as well and compared (vm.CheckEncoding).
+func TestStepAhead_keptChecked(t *testing.T) {
+	defer vm.CheckEncoding()()
+	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
+	m.Init()
+	walkAhead(t, m, 1<<20)
+	if m.KeptSteps() == 0 {
+		t.Error("no transition was taken kept")
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func firstDiffSteps(a, b []aheadStep) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func at(s []aheadStep, i int) any {
+	if i < len(s) {
+		return s[i]
+	}
+	return "none"
+}
