@@ -56,12 +56,20 @@ import (
 // With MCVM_CHECK_ENCODING=1 every fingerprint taken this way is checked
 // by executing the transition and encoding the state reached.
 type keptTrans struct {
-	gen          uint64 // incEnc.gen when kept; 0: nothing kept
-	ver          uint64 // the thread's copy (threadCopy.ver) at the state it was taken from
+	gen uint64 // incEnc.gen when kept; 0: nothing kept
+	ver uint64 // a copy of the thread (threadCopy.ver) that holds the record below
+	// The thread's record at the state the transition was taken from, as
+	// a threadMemo's (with no pending records), and its Thread object's
+	// monitor.
+	obj, waitObj heap.Ref
+	owner, count int32
 	choice       int32
 	instr        int32 // the instructions it executed
-	owner, count int32 // the Thread object's monitor
+	waitCount    int32
+	nf, ns       int32
 	nobj, n      int32 // objects written; components changed
+	status       Status
+	vals         [memoVals]Value
 	refs         [keptObjs]heap.Ref
 	objs         [keptObjs]heap.Object // the objects written, before
 	slots        [keptObjs][memoVals]int64
@@ -78,8 +86,12 @@ const keptObjs = 2
 const keptWays = 4
 
 // The monitor's owner and count are compared as one word.
-var _ [0]struct{} = [unsafe.Offsetof(keptTrans{}.count) - unsafe.Offsetof(keptTrans{}.owner) - 4]struct{}{}
-var _ [0]struct{} = [unsafe.Offsetof(keptTrans{}.owner) % 8]struct{}{}
+var (
+	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.count) - unsafe.Offsetof(keptTrans{}.owner) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.owner) % 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.waitObj) - unsafe.Offsetof(keptTrans{}.obj) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.obj) % 8]struct{}{}
+)
 
 // keepOps are the instructions a kept transition may execute: they read
 // only their thread's record and the objects they write (see keptTrans).
@@ -180,10 +192,14 @@ func (in *incEnc) atBase(nt int) bool {
 		!in.all && !in.whole && !in.freed && !in.statics && len(s.threads) == nt && len(in.stamps) == nt
 }
 
-// keptAt returns the place of thread i's transition with choice from the
-// copy named ver.
-func (m *Machine) keptAt(i int32, ver uint64, choice int32) *keptTrans {
-	w := (uint32(ver)*0x9e3779b9 + uint32(choice)*0x85ebca6b) >> 30 // (2 bits: keptWays)
+// keptAt returns the place of the transition with choice of thread t,
+// the i-th, from its record: chosen by the top frame's pc and the choice
+// (as memoAt).
+func (m *Machine) keptAt(i int32, t *Thread, choice int32) *keptTrans {
+	w := uint32(0)
+	if n := len(t.Frames); n > 0 {
+		w = (uint32(t.Frames[n-1].PC)*0x9e3779b9 + uint32(choice)*0x85ebca6b) >> 30 // (2 bits: keptWays)
+	}
 	return &m.kept[int(i)*keptWays+int(w)]
 }
 
@@ -225,8 +241,19 @@ func (m *Machine) keptStep(tr Trans, c *threadCopy, st *FPStash) (uint64, int, b
 	if uint(tr.Thread) >= uint(len(m.kept)/keptWays) { // (room is made by keepTrans)
 		return 0, 0, false
 	}
-	e := m.keptAt(tr.Thread, c.ver, tr.Choice)
-	if e.gen != in.gen || e.ver != c.ver || e.choice != tr.Choice || !m.keptHolds(e, m.S.Threads[tr.Thread]) {
+	t := m.S.Threads[tr.Thread]
+	e := m.keptAt(tr.Thread, t, tr.Choice)
+	if e.gen != in.gen || e.choice != tr.Choice {
+		return 0, 0, false
+	}
+	if e.ver != c.ver {
+		// Another copy: the thread's record may still be the same.
+		if !e.sameThread(t) {
+			return 0, 0, false
+		}
+		e.ver = c.ver
+	}
+	if !m.keptHolds(e, t) {
 		return 0, 0, false
 	}
 	sum := in.sum
@@ -240,6 +267,29 @@ func (m *Machine) keptStep(tr Trans, c *threadCopy, st *FPStash) (uint64, int, b
 		m.checkKept(tr, fp, int(e.instr))
 	}
 	return fp, int(e.instr), true
+}
+
+// sameThread reports whether t's record is the one e was kept from (at
+// the base, t's record is its copy's).
+func (e *keptTrans) sameThread(t *Thread) bool {
+	fr, st := t.Frames, t.Stack
+	if e.status != t.Status || int(e.nf) != len(fr) || int(e.ns) != len(st) || len(t.Pending) != 0 ||
+		*(*uint64)(unsafe.Pointer(&e.obj)) != *(*uint64)(unsafe.Pointer(&t.Obj)) || e.waitCount != t.WaitCount {
+		return false
+	}
+	vf := e.vals[:len(fr)]
+	for i := range fr {
+		if *(*[2]uint64)(unsafe.Pointer(&vf[i])) != *(*[2]uint64)(unsafe.Pointer(&fr[i])) {
+			return false
+		}
+	}
+	vs := e.vals[len(fr) : len(fr)+len(st)]
+	for i, x := range st {
+		if vs[i] != x {
+			return false
+		}
+	}
+	return true
 }
 
 // keptHolds reports whether the objects e's transition wrote are as they
@@ -276,8 +326,8 @@ func (m *Machine) keptHolds(e *keptTrans, t *Thread) bool {
 // is bound to do it again from an equal state (see keptTrans).
 func (m *Machine) keepTrans(tr Trans, c *threadCopy, st *FPStash) {
 	in := &m.inc
-	nf := int(c.nFrames)
-	if c.Status != StatusRunnable || nf == 0 || len(c.vals) < nf || in.all || in.statics || in.whole || in.freed ||
+	nf, ns := int(c.nFrames), int(c.nStack)
+	if c.Status != StatusRunnable || nf == 0 || len(c.vals) != nf+ns || nf+ns > memoVals || in.all || in.statics || in.whole || in.freed ||
 		in.nTouch != 1 || in.touched[0] != tr.Thread || len(in.log) > 2*keptObjs {
 		return
 	}
@@ -301,7 +351,9 @@ func (m *Machine) keepTrans(tr Trans, c *threadCopy, st *FPStash) {
 	if len(m.kept) < nt*keptWays {
 		m.kept = append(m.kept, make([]keptTrans, nt*keptWays-len(m.kept))...)
 	}
-	e := m.keptAt(tr.Thread, c.ver, tr.Choice)
+	// (Placed by the record before, which is c's: its top frame is.)
+	w := (uint32(top.PC)*0x9e3779b9 + uint32(tr.Choice)*0x85ebca6b) >> 30
+	e := &m.kept[int(tr.Thread)*keptWays+int(w)]
 	e.gen = 0
 	n := int32(0)
 next:
@@ -335,6 +387,8 @@ next:
 	tobj := &h.Objs[t.Obj-1]
 	e.owner, e.count = tobj.Owner, tobj.Count
 	e.ver, e.choice, e.instr = c.ver, tr.Choice, int32(m.executed)
+	e.obj, e.waitObj, e.waitCount, e.status, e.nf, e.ns = c.Obj, c.WaitObj, c.WaitCount, c.Status, int32(nf), int32(ns)
+	copy(e.vals[:], c.vals)
 	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
 	e.gen = in.gen
 }

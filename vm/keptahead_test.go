@@ -114,6 +114,50 @@ again:
 .end
 `
 
+// notifiedSrc has a waiter that is notified, then runnable, at the same
+// pc (a yield) with the same frames and values: a transition kept from
+// the runnable record, which writes no object, must not serve the
+// notified one, which takes the monitor first.
+const notifiedSrc = `
+.class O
+.class W
+.method static run(o)
+loop:
+    load o
+    monitorenter
+    load o
+    wait
+    yield
+    load o
+    monitorexit
+    goto loop
+.end
+.class Main
+.method static main()
+.locals o k
+    new O
+    store o
+    load o
+    newthread W.run
+    start
+again:
+    yield
+    load o
+    monitorenter
+    load o
+    notify
+    load o
+    monitorexit
+    load k
+    push 1
+    add
+    push 2
+    rem
+    store k
+    goto again
+.end
+`
+
 // aheadPrograms returns the programs TestStepAhead_kept walks: every
 // model and conformance program, and generated ones.
 func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
@@ -139,6 +183,7 @@ func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
 	src := readFile(t, "../benchmarks/models/philo.mcasm")
 	progs["philo N=4"] = machine("philo.mcasm", src, map[string]int64{"N": 4})
 	progs["thread object locked"] = machine("threadlock.mcasm", []byte(threadLockSrc), nil)
+	progs["notified"] = machine("notified.mcasm", []byte(notifiedSrc), nil)
 	n := 30
 	if testing.Short() {
 		n = 8
