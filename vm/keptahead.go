@@ -75,6 +75,7 @@ type keptTrans struct {
 	slots        [keptObjs][memoVals]int64
 	dirty        [stashMax]int32 // the components changed and their new terms
 	newTerms     [stashMax]uint64
+	newSum       uint64 // the sum of newTerms
 }
 
 // keptObjs bounds the objects a kept transition writes (the
@@ -192,17 +193,6 @@ func (in *incEnc) atBase(nt int) bool {
 		!in.all && !in.whole && !in.freed && !in.statics && len(s.threads) == nt && len(in.stamps) == nt
 }
 
-// keptAt returns the place of the transition with choice of thread t,
-// the i-th, from its record: chosen by the top frame's pc and the choice
-// (as memoAt).
-func (m *Machine) keptAt(i int32, t *Thread, choice int32) *keptTrans {
-	w := uint32(0)
-	if n := len(t.Frames); n > 0 {
-		w = (uint32(t.Frames[n-1].PC)*0x9e3779b9 + uint32(choice)*0x85ebca6b) >> 30 // (2 bits: keptWays)
-	}
-	return &m.kept[int(i)*keptWays+int(w)]
-}
-
 // keptOn is false only for the tests that compare searches with kept
 // transitions and without.
 var keptOn = true
@@ -219,8 +209,21 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 	var c *threadCopy // the base's copy of tr's thread, if tr may be kept
 	if nt := len(m.S.Threads); keptOn && in.atBase(nt) && uint(tr.Thread) < uint(nt) {
 		c = in.snap.threads[tr.Thread]
-		if fp, instr, ok := m.keptStep(tr, c, st); ok {
-			return fp, instr, nil, false
+		if e := m.keptFor(tr, c); e != nil {
+			// The base's sum with the components' terms replaced; st as
+			// StashFingerprint would leave it.
+			sum := in.sum + e.newSum
+			for _, k := range e.dirty[:e.n] {
+				sum -= in.terms[k]
+			}
+			st.ok, st.n, st.gen, st.snapClock, st.sum = true, e.n, in.gen, in.snapClock, sum
+			st.snap = in.snap
+			st.dirty, st.newTerms = e.dirty, e.newTerms
+			in.keptSteps++
+			if checkInc {
+				m.checkKept(tr, heap.Mix(sum), int(e.instr))
+			}
+			return heap.Mix(sum), int(e.instr), nil, false
 		}
 	}
 	if f := m.Step(tr); f != nil {
@@ -234,39 +237,54 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 	return fp, m.executed, nil, true
 }
 
-// keptStep is StepAhead's way with a transition kept, if there is one
-// for tr from thread copy c that holds; it reports whether there was.
-func (m *Machine) keptStep(tr Trans, c *threadCopy, st *FPStash) (uint64, int, bool) {
+// keptFor returns the transition kept for tr from the base, whose copy of
+// tr's thread is c, if there is one and it holds (nil if not).
+func (m *Machine) keptFor(tr Trans, c *threadCopy) *keptTrans {
 	in := &m.inc
-	if uint(tr.Thread) >= uint(len(m.kept)/keptWays) { // (room is made by keepTrans)
-		return 0, 0, false
-	}
 	t := m.S.Threads[tr.Thread]
-	e := m.keptAt(tr.Thread, t, tr.Choice)
+	i := int(tr.Thread) * keptWays
+	if n := len(t.Frames); n > 0 {
+		i += int((uint32(t.Frames[n-1].PC)*0x9e3779b9 + uint32(tr.Choice)*0x85ebca6b) >> 30) // (2 bits: keptWays; see keptAt)
+	}
+	if i >= len(m.kept) { // (room is made by keepTrans)
+		return nil
+	}
+	e := &m.kept[i]
 	if e.gen != in.gen || e.choice != tr.Choice {
-		return 0, 0, false
+		return nil
 	}
 	if e.ver != c.ver {
 		// Another copy: the thread's record may still be the same.
 		if !e.sameThread(t) {
-			return 0, 0, false
+			return nil
 		}
 		e.ver = c.ver
 	}
-	if !m.keptHolds(e, t) {
-		return 0, 0, false
+	// The Thread object's monitor, then the objects written.
+	h := &m.S.Heap
+	if *(*uint64)(unsafe.Pointer(&e.owner)) != *(*uint64)(unsafe.Pointer(&h.Objs[t.Obj-1].Owner)) {
+		return nil
 	}
-	sum := in.sum
-	for j := range e.n {
-		sum += e.newTerms[j] - in.terms[e.dirty[j]]
+	for j := range e.nobj {
+		r, w := e.refs[j], &e.objs[j]
+		if int(r) > len(h.Objs) {
+			return nil
+		}
+		o := &h.Objs[r-1]
+		if *(*uint64)(unsafe.Pointer(&w.Owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) || w.Class != o.Class || w.Kind != o.Kind || w.Len != o.Len {
+			return nil
+		}
+		if o.Len == 0 { // (monitors: slicing nothing costs the bounds' tests)
+			continue
+		}
+		ks := e.slots[j][:o.Len] // (o.Len <= memoVals: kept so)
+		for i, x := range h.Data[o.Off : o.Off+o.Len] {
+			if ks[i] != x {
+				return nil
+			}
+		}
 	}
-	*st = FPStash{ok: true, n: e.n, gen: in.gen, snapClock: in.snapClock, snap: in.snap, sum: sum, dirty: e.dirty, newTerms: e.newTerms}
-	in.keptSteps++
-	fp := heap.Mix(sum)
-	if checkInc {
-		m.checkKept(tr, fp, int(e.instr))
-	}
-	return fp, int(e.instr), true
+	return e
 }
 
 // sameThread reports whether t's record is the one e was kept from (at
@@ -287,35 +305,6 @@ func (e *keptTrans) sameThread(t *Thread) bool {
 	for i, x := range st {
 		if vs[i] != x {
 			return false
-		}
-	}
-	return true
-}
-
-// keptHolds reports whether the objects e's transition wrote are as they
-// were, and thread t's Thread object's monitor.
-func (m *Machine) keptHolds(e *keptTrans, t *Thread) bool {
-	h := &m.S.Heap
-	if int(t.Obj) < 1 || int(t.Obj) > len(h.Objs) {
-		return false
-	}
-	if *(*uint64)(unsafe.Pointer(&e.owner)) != *(*uint64)(unsafe.Pointer(&h.Objs[t.Obj-1].Owner)) {
-		return false
-	}
-	for j := range e.nobj {
-		r, w := e.refs[j], &e.objs[j]
-		if int(r) > len(h.Objs) {
-			return false
-		}
-		o := &h.Objs[r-1]
-		if *(*uint64)(unsafe.Pointer(&w.Owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) || w.Class != o.Class || w.Kind != o.Kind || w.Len != o.Len {
-			return false
-		}
-		ks := e.slots[j][:o.Len] // (o.Len <= memoVals: kept so)
-		for i, x := range h.Data[o.Off : o.Off+o.Len] {
-			if ks[i] != x {
-				return false
-			}
 		}
 	}
 	return true
@@ -390,6 +379,10 @@ next:
 	e.obj, e.waitObj, e.waitCount, e.status, e.nf, e.ns = c.Obj, c.WaitObj, c.WaitCount, c.Status, int32(nf), int32(ns)
 	copy(e.vals[:], c.vals)
 	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
+	e.newSum = 0
+	for _, x := range e.newTerms[:e.n] {
+		e.newSum += x
+	}
 	e.gen = in.gen
 }
 
