@@ -75,7 +75,10 @@ type keptTrans struct {
 	slots        [keptObjs][memoVals]int64
 	dirty        [stashMax]int32 // the components changed and their new terms
 	newTerms     [stashMax]uint64
-	newSum       uint64 // the sum of newTerms
+	// What the fingerprint's sum gains: newTerms less the base's terms of
+	// the components, which are those of the records before, which are
+	// the same wherever the transition is found kept.
+	delta uint64
 }
 
 // keptObjs bounds the objects a kept transition writes (the
@@ -212,10 +215,7 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 		if e := m.keptFor(tr, c); e != nil {
 			// The base's sum with the components' terms replaced; st as
 			// StashFingerprint would leave it.
-			sum := in.sum + e.newSum
-			for _, k := range e.dirty[:e.n] {
-				sum -= in.terms[k]
-			}
+			sum := in.sum + e.delta
 			st.ok, st.n, st.gen, st.snapClock, st.sum = true, e.n, in.gen, in.snapClock, sum
 			st.snap = in.snap
 			st.dirty, st.newTerms = e.dirty, e.newTerms
@@ -379,10 +379,7 @@ next:
 	e.obj, e.waitObj, e.waitCount, e.status, e.nf, e.ns = c.Obj, c.WaitObj, c.WaitCount, c.Status, int32(nf), int32(ns)
 	copy(e.vals[:], c.vals)
 	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
-	e.newSum = 0
-	for _, x := range e.newTerms[:e.n] {
-		e.newSum += x
-	}
+	e.delta = st.sum - in.sum
 	e.gen = in.gen
 }
 
