@@ -218,7 +218,9 @@ var keptOn = true
 func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fault, moved bool) {
 	in := &m.inc
 	var c *threadCopy // the base's copy of tr's thread, if tr may be kept
-	if nt := len(m.S.Threads); keptOn && in.atBase(nt) && uint(tr.Thread) < uint(nt) {
+	// (A record too large to be kept is not looked for: tested first, it
+	// saves MolDyn's searches the rest.)
+	if nt := len(m.S.Threads); keptOn && uint(tr.Thread) < uint(nt) && m.S.Threads[tr.Thread].small() && in.atBase(nt) {
 		c = in.snap.threads[tr.Thread]
 		if e := m.keptFor(tr, c); e != nil {
 			// The base's sum with the components' terms replaced; st as
@@ -294,6 +296,10 @@ func (m *Machine) keptFor(tr Trans, c *threadCopy) *keptTrans {
 	}
 	return e
 }
+
+// small reports whether t's record is small enough to be kept (its
+// frames and values fit in memoVals).
+func (t *Thread) small() bool { return len(t.Frames)+len(t.Stack) <= memoVals }
 
 // sameThread reports whether t's record is the one e was kept from (at
 // the base, t's record is its copy's).
