@@ -220,20 +220,22 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 	var c *threadCopy // the base's copy of tr's thread, if tr may be kept
 	// (A record too large to be kept is not looked for: tested first, it
 	// saves MolDyn's searches the rest.)
-	if nt := len(m.S.Threads); keptOn && uint(tr.Thread) < uint(nt) && m.S.Threads[tr.Thread].small() && in.atBase(nt) {
-		c = in.snap.threads[tr.Thread]
-		if e := m.keptFor(tr, c); e != nil {
-			// The base's sum with the components' terms replaced; st as
-			// StashFingerprint would leave it.
-			sum := in.sum + e.delta
-			st.ok, st.n, st.gen, st.snapClock, st.sum = true, e.n, in.gen, in.snapClock, sum
-			st.snap = in.snap
-			st.dirty, st.newTerms = e.dirty, e.newTerms
-			in.keptSteps++
-			if checkInc {
-				m.checkKept(tr, heap.Mix(sum), int(e.instr))
+	if nt := len(m.S.Threads); keptOn && uint(tr.Thread) < uint(nt) {
+		if t := m.S.Threads[tr.Thread]; t.small() && in.atBase(nt) {
+			c = in.snap.threads[tr.Thread]
+			if e := m.keptFor(tr, t, c); e != nil {
+				// The base's sum plus what the transition adds; st as
+				// StashFingerprint would leave it.
+				sum := in.sum + e.delta
+				st.ok, st.n, st.gen, st.snapClock, st.sum = true, e.n, in.gen, in.snapClock, sum
+				st.snap = in.snap
+				st.dirty, st.newTerms = e.dirty, e.newTerms
+				in.keptSteps++
+				if checkInc {
+					m.checkKept(tr, heap.Mix(sum), int(e.instr))
+				}
+				return heap.Mix(sum), int(e.instr), nil, false
 			}
-			return heap.Mix(sum), int(e.instr), nil, false
 		}
 	}
 	if f := m.Step(tr); f != nil {
@@ -248,10 +250,9 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 }
 
 // keptFor returns the transition kept for tr from the base, whose copy of
-// tr's thread is c, if there is one and it holds (nil if not).
-func (m *Machine) keptFor(tr Trans, c *threadCopy) *keptTrans {
+// tr's thread t is c, if there is one and it holds (nil if not).
+func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 	in := &m.inc
-	t := m.S.Threads[tr.Thread]
 	i := int(tr.Thread) * keptWays
 	if n := len(t.Frames); n > 0 {
 		i += int((uint32(t.Frames[n-1].PC)*0x9e3779b9 + uint32(tr.Choice)*0x85ebca6b) >> 30) // (2 bits: keptWays; see keptAt)
