@@ -36,21 +36,23 @@ import (
 // On the philosophers N = 7, 89% of the lookaheads are taken so.
 //
 // That is sound when the transition is bound to do the same:
-//   - What it executes reads nothing but its thread's record and the
-//     objects it writes. Every instruction that reads or writes what
-//     other threads can change (fields, array elements, statics,
-//     monitors, other threads) is a scheduling point, which ends a
-//     transition before it unless it is the first; escape analysis can
-//     merge one in (a question of reachability), which is not allowed.
-//     The first must be in keepOps (no getfield, arrload, getstatic,
-//     start, notify or join: reads of what it does not write), and so
-//     must every other one the transition can reach (decode marks the
-//     pcs it may begin at, Machine.keepFrom): no call or return.
-//     Allocation (new, or an exception) makes the encoding whole, and
-//     such a transition is not kept, nor one that faulted.
-//   - The objects it writes are logged (incEnc.log) and compared in full,
-//     header and slots. A Thread object is not kept (its monitor is in
-//     its thread's record, which holds another thread's frames).
+//   - What it executes reads nothing but its thread's record, the
+//     objects it writes and the object its first instruction reads.
+//     Every instruction that reads or writes what other threads can
+//     change (fields, array elements, statics, monitors, other threads)
+//     is a scheduling point, which ends a transition before it unless it
+//     is the first; escape analysis can merge one in (a question of
+//     reachability), which is not allowed. The first must be in keepOps
+//     (no getstatic, start, notify or join), and so must every other one
+//     the transition can reach (decode marks the pcs it may begin at,
+//     Machine.keepFrom): no call or return; those after the first read
+//     only what no transition changes (an object's class, an array's
+//     length). Allocation (new, or an exception) makes the encoding
+//     whole, and such a transition is not kept, nor one that faulted.
+//   - The objects it writes are logged (incEnc.log), and with the object
+//     a getfield or arrload reads first (readsFirst) compared in full,
+//     header and slots. A Thread object written is not kept (its monitor
+//     is in its thread's record, which holds another thread's frames).
 //   - Its thread's term reads its Thread object's monitor too, which is
 //     compared.
 //   - The terms, and the check of the numbering that made the encoding
@@ -106,7 +108,9 @@ var (
 )
 
 // keepOps are the instructions a kept transition may execute: they read
-// only their thread's record and the objects they write (see keptTrans).
+// only their thread's record, the objects they write, the object
+// readsFirst names, and what no transition changes (an object's class,
+// an array's length; see keptTrans).
 var keepOps = func() (k [bytecode.NumOpcodes]bool) {
 	for _, op := range []bytecode.Opcode{
 		bytecode.OpNop, bytecode.OpPush, bytecode.OpPushNull, bytecode.OpPop, bytecode.OpDup, bytecode.OpSwap,
@@ -116,12 +120,22 @@ var keepOps = func() (k [bytecode.NumOpcodes]bool) {
 		bytecode.OpEq, bytecode.OpNe, bytecode.OpLt, bytecode.OpLe, bytecode.OpGt, bytecode.OpGe,
 		bytecode.OpGoto, bytecode.OpIfz, bytecode.OpIfnz, bytecode.OpIfeq, bytecode.OpIfne,
 		bytecode.OpIflt, bytecode.OpIfle, bytecode.OpIfgt, bytecode.OpIfge, bytecode.OpIfnull, bytecode.OpIfnonnull,
-		bytecode.OpPutfield, bytecode.OpArrstore,
+		bytecode.OpPutfield, bytecode.OpArrstore, bytecode.OpGetfield, bytecode.OpArrload,
+		bytecode.OpArrlen, bytecode.OpInstanceof, bytecode.OpCheckcast,
 		bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait,
 		bytecode.OpYield, bytecode.OpTid, bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpAssert,
 	} {
 		k[op] = true
 	}
+	return k
+}()
+
+// readsFirst gives, for the instructions of keepOps that read an object
+// they do not write (as a transition's first: each is a scheduling
+// point), where its reference is on the operand stack (1: the top); the
+// object is compared as the ones written are.
+var readsFirst = func() (k [bytecode.NumOpcodes]int) {
+	k[bytecode.OpGetfield], k[bytecode.OpArrload] = 1, 2
 	return k
 }()
 
@@ -381,7 +395,24 @@ next:
 		copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
 		n++
 	}
-	if n == 0 && writesFirst[m.code[top.Method][top.PC].op] {
+	op := m.code[top.Method][top.PC].op
+	if d := readsFirst[op]; d > 0 && d <= ns {
+		// The object it read, from its thread's values before (a null
+		// reference throws, which allocates: not kept).
+		v := c.vals[nf:][ns-d]
+		r := heap.Ref(v.I)
+		if !v.Ref || r < 1 || int(r) > len(sh.Objs) || n != 0 { // (it wrote nothing: n is 0)
+			return
+		}
+		o := &sh.Objs[r-1]
+		if o.Len > memoVals {
+			return
+		}
+		e.refs[n], e.objs[n] = r, *o
+		copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
+		n++
+	}
+	if n == 0 && (writesFirst[op] || readsFirst[op] > 0) {
 		return
 	}
 	t := m.S.Threads[tr.Thread]

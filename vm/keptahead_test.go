@@ -2,13 +2,13 @@ package vm_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"mcvm/asm"
+	"mcvm/bytecode"
 	"mcvm/internal/progen"
 	"mcvm/vm"
 )
@@ -162,9 +162,18 @@ again:
 // model and conformance program, and generated ones.
 func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
 	progs := map[string]func(vm.Options) *vm.Machine{}
-	machine := func(name string, src []byte, defines map[string]int64) func(vm.Options) *vm.Machine {
+	// machine returns a maker of machines for the program at path, or
+	// for src if it is not "".
+	machine := func(path, src string, defines map[string]int64) func(vm.Options) *vm.Machine {
 		return func(o vm.Options) *vm.Machine {
-			p, err := asm.Assemble(name, src, asm.Options{Defines: defines})
+			opts := asm.Options{Defines: defines}
+			var p *bytecode.Program
+			var err error
+			if src != "" {
+				p, err = asm.Assemble(path, []byte(src), opts)
+			} else {
+				p, err = asm.AssembleFile(path, opts)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,20 +186,18 @@ func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
 		}
 	}
 	for _, path := range models(t) {
-		src := readFile(t, path)
-		progs[filepath.Base(path)] = machine(path, src, nil)
+		progs[filepath.Base(path)] = machine(path, "", nil)
 	}
-	src := readFile(t, "../benchmarks/models/philo.mcasm")
-	progs["philo N=4"] = machine("philo.mcasm", src, map[string]int64{"N": 4})
-	progs["thread object locked"] = machine("threadlock.mcasm", []byte(threadLockSrc), nil)
-	progs["notified"] = machine("notified.mcasm", []byte(notifiedSrc), nil)
+	progs["philo N=4"] = machine("../benchmarks/models/philo.mcasm", "", map[string]int64{"N": 4})
+	progs["thread object locked"] = machine("threadlock.mcasm", threadLockSrc, nil)
+	progs["notified"] = machine("notified.mcasm", notifiedSrc, nil)
 	n := 30
 	if testing.Short() {
 		n = 8
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		src := progen.GenerateWith(seed, progen.Options{Handlers: seed%2 == 0})
-		progs[fmt.Sprintf("generated %d", seed)] = machine("gen.mcasm", []byte(src), nil)
+		progs[fmt.Sprintf("generated %d", seed)] = machine("gen.mcasm", src, nil)
 	}
 	return progs
 }
@@ -242,15 +249,6 @@ func TestStepAhead_keptChecked(t *testing.T) {
 	if m.KeptSteps() == 0 {
 		t.Error("no transition was taken kept")
 	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func firstDiffSteps(a, b []aheadStep) int {
