@@ -463,9 +463,7 @@ func (m *Machine) enabled(t *Thread) bool {
 // An instruction it looks at must be gated (op.gate, set in decode): Enabled
 // takes the others as enabled without asking.
 func (m *Machine) enabledAt(t *Thread, o *op) bool {
-	if o.op == bytecode.OpMonitorenter {
-		// (Here, so that the most frequent case is inlined where the
-		// call is.)
+	if o.op == bytecode.OpMonitorenter { // (as in Enabled)
 		v := t.Stack[len(t.Stack)-1]
 		return !v.Ref || m.lockable(t, heap.Ref(v.I))
 	}
@@ -578,7 +576,13 @@ func (m *Machine) Enabled(buf []Trans) []Trans {
 				buf = append(buf, Trans{Thread: t.ID})
 				continue
 			}
-			if !m.enabledAt(t, o) {
+			if o.op == bytecode.OpMonitorenter {
+				// (enabledAt's most frequent case, without the call: it is
+				// too large to be inlined.)
+				if v := t.Stack[len(t.Stack)-1]; v.Ref && !m.lockable(t, heap.Ref(v.I)) {
+					continue
+				}
+			} else if !m.enabledOther(t, o) {
 				continue
 			}
 			if !o.choosy {
