@@ -26,6 +26,17 @@ import "mcvm/vm"
 // their order and everything reported are those of the search without
 // lookahead (TestDFS_lookahead).
 //
+// Most lookaheads are not executed at all: vm.Machine.StepAhead takes a
+// transition's fingerprint from the one it computed when the same thread,
+// with the same record, took it from another state whose objects it
+// touches were the same (transitions kept, vm/keptahead.go), and leaves
+// the machine holding the level's state, so that the next lookahead needs
+// no restore either (91% of them on the philosophers). A kept lookahead is
+// short: a slot is then asked for less time before it is read, and the
+// visited set's lookup is again a large share of the time (two
+// transitions ahead did not help, benchmarks/RESULTS.md, nineteenth
+// session).
+//
 // It applies to the plain depth-first search with a lossy store (hash
 // compaction, bitstate) on a processor with a prefetch instruction: no
 // reduction, sleep sets, chains, symmetry or transition hook, each of
@@ -65,13 +76,13 @@ func (s *search) lookaheadFor() prefetcher {
 // or a snapshot keeps, fingerprints the state it leads to, asks for its
 // slot in the visited set, and keeps both in top (fp, ain); a transition
 // that faults is kept as taken without lookahead (ain -1). The machine is
-// left holding the state reached.
+// left holding the state reached, or top's if the transition was found
+// kept (vm.Machine.StepAhead: not executed, and its fingerprint the
+// state's plus what it added when it was).
 func (s *search) lookahead(top *frame, i int32) {
 	s.load(top)
 	// What the encoding leaves goes in the older of two stashes, for a
-	// second execution (see visitAhead). A transition kept
-	// (vm.Machine.StepAhead) is not executed: the machine still holds
-	// top's state.
+	// second execution (see visitAhead).
 	k := s.sx ^ 1
 	fp, instr, f, moved := s.m.StepAhead(s.trans[i], &s.stash[k])
 	if moved {

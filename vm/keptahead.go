@@ -33,7 +33,7 @@ import (
 // successor's fingerprint is the base's sum plus that gain: the
 // transition is not executed, the state not encoded, and since the
 // machine still holds the base, the next transition needs no restore.
-// On the philosophers N = 7, 89% of the lookaheads are taken so.
+// On the philosophers N = 7, 91% of the lookaheads are taken so.
 //
 // That is sound when the transition is bound to do the same:
 //   - What it executes reads nothing but its thread's record, the
