@@ -99,7 +99,8 @@ const keptObjs = 2
 // chosen by the copy's name and the choice.
 const keptWays = 4
 
-// The monitor's owner and count are compared as one word.
+// The pairs compared as one word: the monitor's owner and count, the
+// Thread object and the waited one.
 var (
 	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.count) - unsafe.Offsetof(keptTrans{}.owner) - 4]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.owner) % 8]struct{}{}
