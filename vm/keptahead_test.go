@@ -115,9 +115,11 @@ again:
 `
 
 // notifiedSrc has a waiter that is notified, then runnable, at the same
-// pc (a yield) with the same frames and values: a transition kept from
-// the runnable record, which writes no object, must not serve the
-// notified one, which takes the monitor first.
+// pc (a yield) with the same frames and values, whose transitions differ:
+// the runnable one writes no object, the notified one takes the monitor
+// first. (The records differ in their status and waited object too, and
+// each tells them apart; so removing one of those comparisons alone is
+// not caught.)
 const notifiedSrc = `
 .class O
 .class W
