@@ -117,9 +117,10 @@ again:
 // notifiedSrc has a waiter that is notified, then runnable, at the same
 // pc (a yield) with the same frames and values, whose transitions differ:
 // the runnable one writes no object, the notified one takes the monitor
-// first. (The records differ in their status and waited object too, and
-// each tells them apart; so removing one of those comparisons alone is
-// not caught.)
+// first. The records differ in their status and waited object, either of
+// which tells them apart; the walks of this program were not seen to look
+// the notified record up while the runnable one was kept, so those
+// comparisons rest on keptTrans's reasoning, not on this test.
 const notifiedSrc = `
 .class O
 .class W
