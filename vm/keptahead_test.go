@@ -162,7 +162,8 @@ again:
 `
 
 // aheadPrograms returns the programs TestStepAhead_kept walks: every
-// model and conformance program, and generated ones.
+// model and conformance program, and generated ones (MCVM_GEN_PROGRAMS of
+// them, default 30).
 func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
 	progs := map[string]func(vm.Options) *vm.Machine{}
 	// machine returns a maker of machines for the program at path, or
@@ -194,9 +195,12 @@ func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
 	progs["philo N=4"] = machine("../benchmarks/models/philo.mcasm", "", map[string]int64{"N": 4})
 	progs["thread object locked"] = machine("threadlock.mcasm", threadLockSrc, nil)
 	progs["notified"] = machine("notified.mcasm", notifiedSrc, nil)
-	n := 30
+	n, err := progen.Count(30)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if testing.Short() {
-		n = 8
+		n = min(n, 8)
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		src := progen.GenerateWith(seed, progen.Options{Handlers: seed%2 == 0})
