@@ -388,12 +388,9 @@ next:
 		if id := m.canon.ID(r); id >= 1 && int(id) <= nt {
 			return // a Thread object
 		}
-		o := &sh.Objs[r-1]
-		if o.Len > memoVals {
+		if !e.keepObj(n, r, sh) {
 			return
 		}
-		e.refs[n], e.objs[n] = r, *o
-		copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
 		n++
 	}
 	op := m.code[top.Method][top.PC].op
@@ -402,15 +399,9 @@ next:
 		// reference throws, which allocates: not kept).
 		v := c.vals[nf:][ns-d]
 		r := heap.Ref(v.I)
-		if !v.Ref || r < 1 || int(r) > len(sh.Objs) || n != 0 { // (it wrote nothing: n is 0)
+		if !v.Ref || r < 1 || int(r) > len(sh.Objs) || n != 0 || !e.keepObj(n, r, sh) { // (it wrote nothing: n is 0)
 			return
 		}
-		o := &sh.Objs[r-1]
-		if o.Len > memoVals {
-			return
-		}
-		e.refs[n], e.objs[n] = r, *o
-		copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
 		n++
 	}
 	if n == 0 && (writesFirst[op] || readsFirst[op] > 0) {
@@ -428,6 +419,18 @@ next:
 	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
 	e.delta = st.sum - in.sum
 	e.gen = in.gen
+}
+
+// keepObj keeps object r of heap sh (the base's), as e's n-th object; it
+// reports false if r has too many slots to be kept.
+func (e *keptTrans) keepObj(n int32, r heap.Ref, sh *heap.Heap) bool {
+	o := &sh.Objs[r-1]
+	if o.Len > memoVals {
+		return false
+	}
+	e.refs[n], e.objs[n] = r, *o
+	copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
+	return true
 }
 
 // checkKept checks a fingerprint StepAhead took kept for transition tr
