@@ -117,10 +117,10 @@ again:
 // notifiedSrc has a waiter that is notified, then runnable, at the same
 // pc (a yield) with the same frames and values, whose transitions differ:
 // the runnable one writes no object, the notified one takes the monitor
-// first. The records differ in their status and waited object, either of
-// which tells them apart; the walks of this program were not seen to look
-// the notified record up while the runnable one was kept, so those
-// comparisons rest on keptTrans's reasoning, not on this test.
+// first. The records differ in their status, waited object and wait
+// count, each of which tells them apart. The walks were not seen to look
+// the notified record up while the runnable one was kept;
+// TestStepAhead_notified drives the program there.
 const notifiedSrc = `
 .class O
 .class W
@@ -275,4 +275,90 @@ func at(s []aheadStep, i int) any {
 		return s[i]
 	}
 	return "none"
+}
+
+// TestStepAhead_notified drives notifiedSrc to the case its walks do not
+// reach: the waiter's transition from its runnable record at the yield
+// is kept, then the waiter waits, is notified again and stands notified
+// at the same yield with the same frames and values, the monitor free;
+// StepAhead there must give the fingerprint that executing gives. (With
+// the status, the waited object and the wait count all left out of the
+// records' comparison, it takes the runnable one's.)
+func TestStepAhead_notified(t *testing.T) {
+	p, err := asm.Assemble("notified.mcasm", []byte(notifiedSrc), asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init()
+	const main, waiter = 0, 1
+	var snap *vm.Snapshot
+	// step takes thread's transition, encodes the state and saves it, so
+	// that it is the incremental encoder's base.
+	step := func(thread int32) vm.Trans {
+		t.Helper()
+		for _, tr := range m.Enabled(nil) {
+			if tr.Thread == thread {
+				if f := m.Step(tr); f != nil {
+					t.Fatalf("thread %d: %v", thread, f.Msg)
+				}
+				m.EncodeFingerprint()
+				s := new(vm.Snapshot)
+				m.Save(s, snap)
+				snap = s
+				return tr
+			}
+		}
+		t.Fatalf("thread %d cannot move", thread)
+		return vm.Trans{}
+	}
+	status := func(thread int32, want vm.Status) {
+		t.Helper()
+		if got := m.S.Threads[thread].Status; got != want {
+			t.Fatalf("thread %d is %v, want %v", thread, got, want)
+		}
+	}
+	var st vm.FPStash
+	step(main)   // new O ... newthread
+	step(main)   // start, to the yield
+	step(waiter) // to its monitorenter
+	step(waiter) // monitorenter, to wait
+	step(waiter) // wait
+	status(waiter, vm.StatusWaiting)
+	step(main) // yield, to monitorenter
+	step(main) // monitorenter, to notify
+	step(main) // notify
+	status(waiter, vm.StatusNotified)
+	step(main)         // monitorexit, k = 1, to the yield
+	tr := step(waiter) // takes the monitor: runnable at its yield
+	status(waiter, vm.StatusRunnable)
+	// Kept here: from the runnable record, the yield writes nothing.
+	if _, _, f, moved := m.StepAhead(tr, &st); f != nil || !moved {
+		t.Fatalf("the first StepAhead: fault %v, moved %v", f, moved)
+	}
+	m.Restore(snap)
+	step(waiter) // yield, to monitorexit
+	step(waiter) // monitorexit, round, to monitorenter
+	step(waiter) // monitorenter, to wait
+	step(waiter) // wait
+	step(main)   // yield, to monitorenter
+	step(main)   // monitorenter, to notify
+	step(main)   // notify
+	step(main)   // monitorexit, k = 0, to the yield
+	status(waiter, vm.StatusNotified)
+	fp, _, f, moved := m.StepAhead(tr, &st)
+	if f != nil {
+		t.Fatalf("StepAhead: %v", f.Msg)
+	}
+	if !moved {
+		if f := m.Step(tr); f != nil {
+			t.Fatal(f.Msg)
+		}
+	}
+	if want := m.EncodeFingerprint(); fp != want {
+		t.Errorf("StepAhead of the notified waiter: %016x, executed: %016x", fp, want)
+	}
 }
