@@ -66,24 +66,16 @@ import (
 // With MCVM_CHECK_ENCODING=1 every fingerprint taken this way is checked
 // by executing the transition and encoding the state reached.
 type keptTrans struct {
-	gen uint64 // incEnc.gen when kept; 0: nothing kept
-	ver uint64 // a copy of the thread (threadCopy.ver) that holds the record below
-	// The thread's record at the state the transition was taken from, as
-	// a threadMemo's (with no pending records), and its Thread object's
-	// monitor.
-	obj, waitObj heap.Ref
-	owner, count int32
+	gen          uint64 // incEnc.gen when kept; 0: nothing kept
+	ver          uint64 // a copy of the thread (threadCopy.ver) that holds rec
+	owner, count int32  // the Thread object's monitor
 	choice       int32
-	instr        int32 // the instructions it executed
-	waitCount    int32
-	nf, ns       int32
-	nobj, n      int32 // objects written; components changed
-	status       Status
-	vals         [memoVals]Value
+	instr        int32     // the instructions it executed
+	nobj, n      int32     // objects written (and read); components changed
+	rec          threadRec // the thread's record at the state it was taken from
 	refs         [keptObjs]heap.Ref
-	objs         [keptObjs]heap.Object // the objects written, before
-	slots        [keptObjs][memoVals]int64
-	dirty        [stashMax]int32 // the components changed and their new terms
+	objs         [keptObjs]objRec // the objects written (and read), before
+	dirty        [stashMax]int32  // the components changed and their new terms
 	newTerms     [stashMax]uint64
 	// What the fingerprint's sum gains: newTerms less the base's terms of
 	// the components, which are those of the records before, which are
@@ -96,16 +88,17 @@ type keptTrans struct {
 const keptObjs = 2
 
 // keptWays is how many transitions are kept per thread: one per place,
-// chosen by the copy's name and the choice.
-const keptWays = 4
+// chosen by the top frame's pc and the choice (keptWay).
+const keptWays = memoWays
 
-// The pairs compared as one word: the monitor's owner and count, the
-// Thread object and the waited one.
+// keptWay returns the place among a thread's keptWays of its transition
+// with choice from a record whose top frame's pc is pc.
+func keptWay(pc, choice int32) int { return wayOf(pc, uint32(choice)*0x85ebca6b) }
+
+// The monitor's owner and count are compared as one word.
 var (
 	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.count) - unsafe.Offsetof(keptTrans{}.owner) - 4]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.owner) % 8]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.waitObj) - unsafe.Offsetof(keptTrans{}.obj) - 4]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.obj) % 8]struct{}{}
 )
 
 // keepOps are the instructions a kept transition may execute: they read
@@ -270,7 +263,7 @@ func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 	in := &m.inc
 	i := int(tr.Thread) * keptWays
 	if n := len(t.Frames); n > 0 {
-		i += int((uint32(t.Frames[n-1].PC)*0x9e3779b9 + uint32(tr.Choice)*0x85ebca6b) >> 30) // (2 bits: keptWays; see keptAt)
+		i += keptWay(t.Frames[n-1].PC, tr.Choice)
 	}
 	if i >= len(m.kept) { // (room is made by keepTrans)
 		return nil
@@ -281,7 +274,7 @@ func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 	}
 	if e.ver != c.ver {
 		// Another copy: the thread's record may still be the same.
-		if !e.sameThread(t) {
+		if !e.rec.same(t) {
 			return nil
 		}
 		e.ver = c.ver
@@ -292,22 +285,8 @@ func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 		return nil
 	}
 	for j := range e.nobj {
-		r, w := e.refs[j], &e.objs[j]
-		if int(r) > len(h.Objs) {
+		if r := e.refs[j]; int(r) > len(h.Objs) || !e.objs[j].same(&h.Objs[r-1], h) {
 			return nil
-		}
-		o := &h.Objs[r-1]
-		if *(*uint64)(unsafe.Pointer(&w.Owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) || w.Class != o.Class || w.Kind != o.Kind || w.Len != o.Len {
-			return nil
-		}
-		if o.Len == 0 { // (monitors: slicing nothing costs the bounds' tests)
-			continue
-		}
-		ks := e.slots[j][:o.Len] // (o.Len <= memoVals: kept so)
-		for i, x := range h.Data[o.Off : o.Off+o.Len] {
-			if ks[i] != x {
-				return nil
-			}
 		}
 	}
 	return e
@@ -316,29 +295,6 @@ func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 // small reports whether t's record is small enough to be kept (its
 // frames and values fit in memoVals).
 func (t *Thread) small() bool { return len(t.Frames)+len(t.Stack) <= memoVals }
-
-// sameThread reports whether t's record is the one e was kept from (at
-// the base, t's record is its copy's).
-func (e *keptTrans) sameThread(t *Thread) bool {
-	fr, st := t.Frames, t.Stack
-	if e.status != t.Status || int(e.nf) != len(fr) || int(e.ns) != len(st) || len(t.Pending) != 0 ||
-		*(*uint64)(unsafe.Pointer(&e.obj)) != *(*uint64)(unsafe.Pointer(&t.Obj)) || e.waitCount != t.WaitCount {
-		return false
-	}
-	vf := e.vals[:len(fr)]
-	for i := range fr {
-		if *(*[2]uint64)(unsafe.Pointer(&vf[i])) != *(*[2]uint64)(unsafe.Pointer(&fr[i])) {
-			return false
-		}
-	}
-	vs := e.vals[len(fr) : len(fr)+len(st)]
-	for i, x := range st {
-		if vs[i] != x {
-			return false
-		}
-	}
-	return true
-}
 
 // keepTrans keeps what transition tr, just executed from the base whose
 // copy of its thread is c and encoded incrementally into st, did, if it
@@ -371,8 +327,7 @@ func (m *Machine) keepTrans(tr Trans, c *threadCopy, st *FPStash) {
 		m.kept = append(m.kept, make([]keptTrans, nt*keptWays-len(m.kept))...)
 	}
 	// (Placed by the record before, which is c's: its top frame is.)
-	w := (uint32(top.PC)*0x9e3779b9 + uint32(tr.Choice)*0x85ebca6b) >> 30
-	e := &m.kept[int(tr.Thread)*keptWays+int(w)]
+	e := &m.kept[int(tr.Thread)*keptWays+keptWay(top.PC, tr.Choice)]
 	e.gen = 0
 	n := int32(0)
 next:
@@ -414,8 +369,7 @@ next:
 	tobj := &h.Objs[t.Obj-1]
 	e.owner, e.count = tobj.Owner, tobj.Count
 	e.ver, e.choice, e.instr = c.ver, tr.Choice, int32(m.executed)
-	e.obj, e.waitObj, e.waitCount, e.status, e.nf, e.ns = c.Obj, c.WaitObj, c.WaitCount, c.Status, int32(nf), int32(ns)
-	copy(e.vals[:], c.vals)
+	e.rec.setCopy(c, nf, ns)
 	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
 	e.delta = st.sum - in.sum
 	e.gen = in.gen
@@ -428,8 +382,8 @@ func (e *keptTrans) keepObj(n int32, r heap.Ref, sh *heap.Heap) bool {
 	if o.Len > memoVals {
 		return false
 	}
-	e.refs[n], e.objs[n] = r, *o
-	copy(e.slots[n][:], sh.Data[o.Off:o.Off+o.Len])
+	e.refs[n] = r
+	e.objs[n].set(o, sh)
 	return true
 }
 

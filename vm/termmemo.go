@@ -43,26 +43,75 @@ import (
 type threadMemo struct {
 	gen          uint64 // incEnc.gen when kept; 0: nothing kept
 	term         uint64
-	obj, waitObj heap.Ref
 	owner, count int32 // the Thread object's monitor
+	rec          threadRec
+}
+
+// threadRec is a thread's record in raw form, as the kept terms and the
+// kept transitions (keptahead.go) compare it: its status, Thread object,
+// wait fields, and its frames and values (at most memoVals; no pending
+// records).
+type threadRec struct {
+	obj, waitObj heap.Ref
 	waitCount    int32
 	nf, ns       int32
 	status       Status
 	vals         [memoVals]Value // the frames (each the size of a value), then the stack
 }
 
-// The pairs memoTerm compares as words: each second field follows the
-// first, at an offset a multiple of 8. These fail to compile otherwise.
+// The pairs compared as words: each second field follows the first, at
+// an offset a multiple of 8. These fail to compile otherwise.
 var (
 	_ [0]struct{} = [unsafe.Offsetof(Thread{}.WaitObj) - unsafe.Offsetof(Thread{}.Obj) - 4]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(Thread{}.Obj) % 8]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(heap.Object{}.Count) - unsafe.Offsetof(heap.Object{}.Owner) - 4]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(heap.Object{}.Owner) % 8]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.waitObj) - unsafe.Offsetof(threadMemo{}.obj) - 4]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.obj) % 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(threadRec{}.waitObj) - unsafe.Offsetof(threadRec{}.obj) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(threadRec{}.obj) % 8]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.count) - unsafe.Offsetof(threadMemo{}.owner) - 4]struct{}{}
 	_ [0]struct{} = [unsafe.Offsetof(threadMemo{}.owner) % 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(objRec{}.count) - unsafe.Offsetof(objRec{}.owner) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(objRec{}.owner) % 8]struct{}{}
 )
+
+// same reports whether t's record is r.
+func (r *threadRec) same(t *Thread) bool {
+	fr, st := t.Frames, t.Stack
+	// (The Thread object and the waited object compared as one word.)
+	if r.status != t.Status || int(r.nf) != len(fr) || int(r.ns) != len(st) || len(t.Pending) != 0 ||
+		*(*uint64)(unsafe.Pointer(&r.obj)) != *(*uint64)(unsafe.Pointer(&t.Obj)) || r.waitCount != t.WaitCount {
+		return false
+	}
+	vf := r.vals[:len(fr)]
+	for i := range fr {
+		// (A frame is four int32s, no padding: compared as two words.)
+		if *(*[2]uint64)(unsafe.Pointer(&vf[i])) != *(*[2]uint64)(unsafe.Pointer(&fr[i])) {
+			return false
+		}
+	}
+	vs := r.vals[len(fr) : len(fr)+len(st)]
+	for i, x := range st {
+		if vs[i] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// set makes r thread t's record, of nf frames and ns values (at most
+// memoVals) and no pending records.
+func (r *threadRec) set(t *Thread, nf, ns int) {
+	r.obj, r.waitObj, r.waitCount, r.status, r.nf, r.ns = t.Obj, t.WaitObj, t.WaitCount, t.Status, int32(nf), int32(ns)
+	copy(valueFrames(r.vals[:nf]), t.Frames)
+	copy(r.vals[nf:nf+ns], t.Stack)
+}
+
+// setCopy makes r the record copy c holds, of nf frames and ns values (at
+// most memoVals) and no pending records.
+func (r *threadRec) setCopy(c *threadCopy, nf, ns int) {
+	r.obj, r.waitObj, r.waitCount, r.status, r.nf, r.ns = c.Obj, c.WaitObj, c.WaitCount, c.Status, int32(nf), int32(ns)
+	copy(r.vals[:], c.vals[:nf+ns])
+}
 
 // memoVals bounds the frames and values of a record kept (as threadCopy's
 // copy without calls does).
@@ -73,15 +122,18 @@ const memoVals = 8
 // pcs; the philosophers' through four, which with four places keeps all).
 const memoWays = 4
 
+// wayOf returns one of four places (memoWays, keptWays) for a record
+// whose top frame's pc is pc, with salt added: the top two bits of the
+// pc times 2^32 divided by the golden ratio (a 32-bit product). The pcs a
+// thread stops at are often a stride apart (the philosophers': 1, 3, 5
+// and 7), which the pc's low bits would put in the same places.
+func wayOf(pc int32, salt uint32) int { return int((uint32(pc)*0x9e3779b9 + salt) >> 30) }
+
 // memoAt returns the place of thread t's record as component k.
 func (in *incEnc) memoAt(k int32, t *Thread) *threadMemo {
 	w := 0
 	if n := len(t.Frames); n > 0 {
-		// The top two bits of the pc times 2^32 divided by the golden
-		// ratio (a 32-bit product): the pcs a thread stops at are
-		// often a stride apart (the philosophers': 1, 3, 5 and 7),
-		// which the pc's low bits would put in the same places.
-		w = int(uint32(t.Frames[n-1].PC) * 0x9e3779b9 >> 30)
+		w = wayOf(t.Frames[n-1].PC, 0)
 	}
 	return &in.memo[int(k)*memoWays+w] // (recordBase makes room for each thread's component)
 }
@@ -90,27 +142,9 @@ func (in *incEnc) memoAt(k int32, t *Thread) *threadMemo {
 // t's record is the one it was kept for, in this generation.
 func (in *incEnc) memoTerm(k int32, t *Thread, o *heap.Object) (uint64, bool) {
 	mt := in.memoAt(k, t)
-	fr, st := t.Frames, t.Stack
-	// (The Thread object and the waited object, and the monitor's owner
-	// and count, each compared as one word: pairs of int32s, checked
-	// below.)
-	if mt.gen != in.gen || mt.status != t.Status || int(mt.nf) != len(fr) || int(mt.ns) != len(st) || len(t.Pending) != 0 ||
-		*(*uint64)(unsafe.Pointer(&mt.owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) ||
-		*(*uint64)(unsafe.Pointer(&mt.obj)) != *(*uint64)(unsafe.Pointer(&t.Obj)) || mt.waitCount != t.WaitCount {
+	// (The monitor's owner and count compared as one word.)
+	if mt.gen != in.gen || *(*uint64)(unsafe.Pointer(&mt.owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) || !mt.rec.same(t) {
 		return 0, false
-	}
-	vf := mt.vals[:len(fr)]
-	for i := range fr {
-		// (A frame is four int32s, no padding: compared as two words.)
-		if *(*[2]uint64)(unsafe.Pointer(&vf[i])) != *(*[2]uint64)(unsafe.Pointer(&fr[i])) {
-			return 0, false
-		}
-	}
-	vs := mt.vals[len(fr) : len(fr)+len(st)]
-	for i, x := range st {
-		if vs[i] != x {
-			return 0, false
-		}
 	}
 	return mt.term, true
 }
@@ -123,10 +157,8 @@ func (in *incEnc) keepTerm(k int32, t *Thread, o *heap.Object, term uint64) {
 		return
 	}
 	mt := in.memoAt(k, t)
-	mt.gen, mt.term, mt.obj, mt.waitObj = in.gen, term, t.Obj, t.WaitObj
-	mt.owner, mt.count, mt.waitCount, mt.nf, mt.ns, mt.status = o.Owner, o.Count, t.WaitCount, int32(nf), int32(ns), t.Status
-	copy(valueFrames(mt.vals[:nf]), t.Frames)
-	copy(mt.vals[nf:nf+ns], t.Stack)
+	mt.gen, mt.term, mt.owner, mt.count = in.gen, term, o.Owner, o.Count
+	mt.rec.set(t, nf, ns)
 }
 
 // Objects' terms are kept the same way, in a table of a fixed size (a
@@ -136,14 +168,45 @@ func (in *incEnc) keepTerm(k int32, t *Thread, o *heap.Object, term uint64) {
 // kept). A record is kept with its component's number, its header and
 // its slots, if it has at most memoVals.
 type objMemo struct {
-	gen          uint64 // incEnc.gen when kept; 0: nothing kept
-	term         uint64
-	k            int32 // the component
-	class        int32
+	gen  uint64 // incEnc.gen when kept; 0: nothing kept
+	term uint64
+	k    int32 // the component
+	rec  objRec
+}
+
+// objRec is an object's record in raw form, as the kept terms and the
+// kept transitions (keptahead.go) compare it: its header but its place,
+// and its slots (at most memoVals).
+type objRec struct {
 	owner, count int32
+	class        int32
 	n            int32 // slots
 	kind         heap.ObjKind
 	slots        [memoVals]int64
+}
+
+// same reports whether object o, whose slots are h's, is r.
+func (r *objRec) same(o *heap.Object, h *heap.Heap) bool {
+	// (The owner and count compared as one word.)
+	if *(*uint64)(unsafe.Pointer(&r.owner)) != *(*uint64)(unsafe.Pointer(&o.Owner)) || r.class != o.Class || r.kind != o.Kind || r.n != o.Len {
+		return false
+	}
+	if o.Len == 0 { // (monitors: slicing nothing costs the bounds' tests)
+		return true
+	}
+	ks := r.slots[:o.Len] // (o.Len <= memoVals: kept so)
+	for i, x := range h.Data[o.Off : o.Off+o.Len] {
+		if ks[i] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// set makes r object o, whose slots are h's (at most memoVals).
+func (r *objRec) set(o *heap.Object, h *heap.Heap) {
+	r.owner, r.count, r.class, r.kind, r.n = o.Owner, o.Count, o.Class, o.Kind, o.Len
+	copy(r.slots[:], h.Data[o.Off:o.Off+o.Len])
 }
 
 // objMemoSize is the number of places in the table (a power of two).
@@ -160,14 +223,8 @@ func (in *incEnc) objAt(k int32, o *heap.Object) *objMemo {
 // generation.
 func (in *incEnc) objTerm(k int32, o *heap.Object, h *heap.Heap) (uint64, bool) {
 	mt := in.objAt(k, o)
-	if mt.gen != in.gen || mt.k != k || mt.class != o.Class || mt.kind != o.Kind || mt.owner != o.Owner || mt.count != o.Count || mt.n != o.Len {
+	if mt.gen != in.gen || mt.k != k || !mt.rec.same(o, h) {
 		return 0, false
-	}
-	ks := mt.slots[:o.Len] // (o.Len <= memoVals: kept so)
-	for i, x := range h.Data[o.Off : o.Off+o.Len] {
-		if ks[i] != x {
-			return 0, false
-		}
 	}
 	return mt.term, true
 }
@@ -179,7 +236,6 @@ func (in *incEnc) keepObjTerm(k int32, o *heap.Object, h *heap.Heap, term uint64
 		return
 	}
 	mt := in.objAt(k, o)
-	mt.gen, mt.term, mt.k, mt.class, mt.kind = in.gen, term, k, o.Class, o.Kind
-	mt.owner, mt.count, mt.n = o.Owner, o.Count, o.Len
-	copy(mt.slots[:], h.Data[o.Off:o.Off+o.Len])
+	mt.gen, mt.term, mt.k = in.gen, term, k
+	mt.rec.set(o, h)
 }
