@@ -463,11 +463,18 @@ func (m *Machine) enabled(t *Thread) bool {
 // An instruction it looks at must be gated (op.gate, set in decode): Enabled
 // takes the others as enabled without asking.
 func (m *Machine) enabledAt(t *Thread, o *op) bool {
-	if o.op == bytecode.OpMonitorenter { // (as in Enabled)
-		v := t.Stack[len(t.Stack)-1]
-		return !v.Ref || m.lockable(t, heap.Ref(v.I))
+	if o.op == bytecode.OpMonitorenter {
+		return m.canEnter(t)
 	}
 	return m.enabledOther(t, o)
+}
+
+// canEnter reports whether thread t, whose next instruction is a
+// monitorenter, can take the monitor it names. (Small enough to be
+// inlined into Enabled, where enabledAt is too large to be.)
+func (m *Machine) canEnter(t *Thread) bool {
+	v := t.Stack[len(t.Stack)-1]
+	return !v.Ref || m.lockable(t, heap.Ref(v.I))
 }
 
 // enabledOther is enabledAt for the instructions other than monitorenter.
@@ -577,9 +584,8 @@ func (m *Machine) Enabled(buf []Trans) []Trans {
 				continue
 			}
 			if o.op == bytecode.OpMonitorenter {
-				// (enabledAt's most frequent case, without the call: it is
-				// too large to be inlined.)
-				if v := t.Stack[len(t.Stack)-1]; v.Ref && !m.lockable(t, heap.Ref(v.I)) {
+				// (enabledAt's most frequent case, without its call.)
+				if !m.canEnter(t) {
 					continue
 				}
 			} else if !m.enabledOther(t, o) {
