@@ -205,7 +205,9 @@ func (m *Machine) keepFrom(ops []op) []bool {
 }
 
 // atBase reports whether the machine's state is the base's and its
-// snapshot's (nothing written or stamped since), with nt threads.
+// snapshot's (nothing written or stamped since), with nt threads. (It is
+// loggedSince(in.snap) with nothing logged, spelt out: written with
+// loggedSince, philo N = 7 took 0.4% more instructions.)
 func (in *incEnc) atBase(nt int) bool {
 	s := in.snap
 	return in.ok && s != nil && in.snapClock == s.clock && len(in.log) == 0 && in.nTouch == 0 &&
