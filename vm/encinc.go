@@ -740,7 +740,7 @@ func (m *Machine) fingerprintDirty() bool {
 			tobj = h.Obj(th.Obj)
 			// (A record too large to be kept is not looked for: tested
 			// here, where MolDyn's all fail it, it saves the call.)
-			if len(th.Frames)+len(th.Stack) <= memoVals {
+			if th.small() {
 				if kept, ok := in.memoTerm(k, th, tobj); ok {
 					in.kept++
 					in.newTerms = append(in.newTerms, kept)

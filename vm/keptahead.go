@@ -294,10 +294,6 @@ func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 	return e
 }
 
-// small reports whether t's record is small enough to be kept (its
-// frames and values fit in memoVals).
-func (t *Thread) small() bool { return len(t.Frames)+len(t.Stack) <= memoVals }
-
 // keepTrans keeps what transition tr, just executed from the base whose
 // copy of its thread is c and encoded incrementally into st, did, if it
 // is bound to do it again from an equal state (see keptTrans).
@@ -371,7 +367,7 @@ next:
 	tobj := &h.Objs[t.Obj-1]
 	e.owner, e.count = tobj.Owner, tobj.Count
 	e.ver, e.choice, e.instr = c.ver, tr.Choice, int32(m.executed)
-	e.rec.setCopy(c, nf, ns)
+	e.rec.setCopy(c)
 	e.nobj, e.n, e.dirty, e.newTerms = n, st.n, st.dirty, st.newTerms
 	e.delta = st.sum - in.sum
 	e.gen = in.gen

@@ -98,17 +98,18 @@ func (r *threadRec) same(t *Thread) bool {
 	return true
 }
 
-// set makes r thread t's record, of nf frames and ns values (at most
-// memoVals) and no pending records.
-func (r *threadRec) set(t *Thread, nf, ns int) {
+// set makes r thread t's record (small, with no pending records).
+func (r *threadRec) set(t *Thread) {
+	nf, ns := len(t.Frames), len(t.Stack)
 	r.obj, r.waitObj, r.waitCount, r.status, r.nf, r.ns = t.Obj, t.WaitObj, t.WaitCount, t.Status, int32(nf), int32(ns)
 	copy(valueFrames(r.vals[:nf]), t.Frames)
 	copy(r.vals[nf:nf+ns], t.Stack)
 }
 
-// setCopy makes r the record copy c holds, of nf frames and ns values (at
-// most memoVals) and no pending records.
-func (r *threadRec) setCopy(c *threadCopy, nf, ns int) {
+// setCopy makes r the record copy c holds (of at most memoVals frames
+// and values, with no pending records).
+func (r *threadRec) setCopy(c *threadCopy) {
+	nf, ns := int(c.nFrames), int(c.nStack)
 	r.obj, r.waitObj, r.waitCount, r.status, r.nf, r.ns = c.Obj, c.WaitObj, c.WaitCount, c.Status, int32(nf), int32(ns)
 	copy(r.vals[:], c.vals[:nf+ns])
 }
@@ -116,6 +117,10 @@ func (r *threadRec) setCopy(c *threadCopy, nf, ns int) {
 // memoVals bounds the frames and values of a record kept (as threadCopy's
 // copy without calls does).
 const memoVals = 8
+
+// small reports whether t's record is small enough to be kept (its
+// frames and values fit in memoVals).
+func (t *Thread) small() bool { return len(t.Frames)+len(t.Stack) <= memoVals }
 
 // memoWays is how many records are kept per component: one per place,
 // chosen by the top frame's pc (a thread's records cycle through a few
@@ -152,13 +157,12 @@ func (in *incEnc) memoTerm(k int32, t *Thread, o *heap.Object) (uint64, bool) {
 // keepTerm keeps term as thread t's as component k, whose numbering
 // passed the check whole, if its record is small enough.
 func (in *incEnc) keepTerm(k int32, t *Thread, o *heap.Object, term uint64) {
-	nf, ns := len(t.Frames), len(t.Stack)
-	if nf+ns > memoVals || len(t.Pending) != 0 {
+	if !t.small() || len(t.Pending) != 0 {
 		return
 	}
 	mt := in.memoAt(k, t)
 	mt.gen, mt.term, mt.owner, mt.count = in.gen, term, o.Owner, o.Count
-	mt.rec.set(t, nf, ns)
+	mt.rec.set(t)
 }
 
 // Objects' terms are kept the same way, in a table of a fixed size (a
