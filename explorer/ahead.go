@@ -66,7 +66,7 @@ func (s *search) lookaheadFor() prefetcher {
 	o := &s.opts
 	pf, ok := s.store.(prefetcher)
 	if !ok || !havePrefetch || !lookaheadOn || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sleeping || s.chaining ||
-		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || o.OnTransition != nil {
+		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || wantsTransitions(o.Listeners) {
 		return nil
 	}
 	return pf

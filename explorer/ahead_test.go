@@ -37,10 +37,10 @@ func searchLookahead(t *testing.T, p *vm.Machine, opts explorer.Options, on bool
 	old := explorer.SetLookahead(on)
 	defer explorer.SetLookahead(old)
 	var r lookaheadRun
-	opts.OnState = func(id int32, fp uint64) { r.fps = append(r.fps, fp) }
-	opts.OnError = func(f *vm.Fault, fp uint64) {
+	opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) { r.fps = append(r.fps, fp) }})
+	opts.Listen(explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
 		r.errors = append(r.errors, fmt.Sprintf("%s %d:%d %016x", f.Kind, f.Method, f.PC, fp))
-	}
+	}})
 	r.res = explorer.Search(p, opts)
 	return r
 }

@@ -31,8 +31,7 @@ func TestDFS_snapshotVsDecode(t *testing.T) {
 					t.Fatal(err)
 				}
 				var fps []uint64
-				res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 50000,
-					OnState: func(id int32, fp uint64) { fps = append(fps, fp) }})
+				res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 50000, Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}})
 				return fps, res
 			}
 			a, ra := run(1 << 20)
@@ -93,7 +92,7 @@ func TestDFS_deltaSnapshots(t *testing.T) {
 					opts.Dynamic = por.NewDynamic(por.New(md.prog, mode))
 				}
 				var fps []uint64
-				opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp) }
+				opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }})
 				return fps, explorer.Search(m, opts)
 			}
 			a, ra := run(1 << 30)
@@ -118,8 +117,7 @@ func TestDFS_shuffleSameSpace(t *testing.T) {
 			}
 			set := map[uint64]bool{}
 			var seq []uint64
-			res := explorer.Search(m, explorer.Options{Continue: true, Shuffle: seed,
-				OnState: func(id int32, fp uint64) { set[fp] = true; seq = append(seq, fp) }})
+			res := explorer.Search(m, explorer.Options{Continue: true, Shuffle: seed, Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { set[fp] = true; seq = append(seq, fp) }}}})
 			return set, seq, res
 		}
 		a, _, ra := run(0)
@@ -182,8 +180,7 @@ func TestDFS_snapWindow(t *testing.T) {
 					t.Fatal(err)
 				}
 				var fps []uint64
-				opts := explorer.Options{Continue: true, MaxStates: 5000, Storage: cfg.store,
-					OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}
+				opts := explorer.Options{Continue: true, MaxStates: 5000, Storage: cfg.store, Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}}
 				if cfg.por {
 					opts.Reducer, opts.Chain, opts.Sleep = por.New(p, por.All), true, true
 				}

@@ -33,20 +33,20 @@ func collapseSearch(t *testing.T, p *bytecode.Program, g vm.Granularity, opts ex
 		t.Fatal(err)
 	}
 	var r collapseRun
-	opts.OnState = func(id int32, fp uint64) {
+	opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) {
 		if int(id) != len(r.fps) {
 			t.Fatalf("OnState id %d, want %d", id, len(r.fps))
 		}
 		r.fps = append(r.fps, fp)
-	}
-	opts.OnTransition = func(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool) {
+	}})
+	opts.Listen(explorer.Funcs{OnTransition: func(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool) {
 		x := uint64(uint32(from))<<32 | uint64(uint32(to))
 		y := uint64(uint32(tr.Thread))<<48 ^ uint64(uint32(tr.Choice))<<32 ^ uint64(uint32(method))<<16 ^ uint64(uint32(pc))
 		if isNew {
 			y = ^y
 		}
 		r.trans = append(r.trans, x*0x9e3779b97f4a7c15^y)
-	}
+	}})
 	r.res = explorer.Search(m, opts)
 	return r
 }

@@ -123,7 +123,7 @@ func TestParseExpect(t *testing.T) {
 // the order the search stores them.
 func fpSearch(m *vm.Machine, opts explorer.Options) (*explorer.Result, []uint64) {
 	var fps []uint64
-	opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp) }
+	opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }})
 	return explorer.Search(m, opts), fps
 }
 

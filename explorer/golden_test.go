@@ -33,8 +33,7 @@ func TestFingerprints_golden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fps []uint64
-			res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 100000,
-				OnState: func(id int32, fp uint64) { fps = append(fps, fp) }})
+			res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 100000, Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}})
 			first := fps[0]
 			slices.Sort(fps)
 			h := xxhash.New()

@@ -22,7 +22,7 @@ func TestHooks(t *testing.T) {
 			maxID := int32(0)
 			open := map[int32]bool{0: true}
 			r := explorer.Search(m, explorer.Options{Order: order, Continue: true,
-				OnTransition: func(from int32, tr vm.Trans, method, pc, to int32, isNew bool) {
+				Listeners: []explorer.Listener{explorer.Funcs{OnTransition: func(from int32, tr vm.Trans, method, pc, to int32, isNew bool) {
 					trans++
 					if method < 0 || pc < 0 {
 						t.Errorf("%s: transition %v from %d began nowhere", md.path, tr, from)
@@ -36,13 +36,13 @@ func TestHooks(t *testing.T) {
 						open[to] = true
 					}
 				},
-				OnBacktrack: func(id int32) {
-					backs++
-					if !open[id] {
-						t.Errorf("%s: backtrack from %d twice or before it was reached", md.path, id)
-					}
-					delete(open, id)
-				},
+					OnBacktrack: func(id int32) {
+						backs++
+						if !open[id] {
+							t.Errorf("%s: backtrack from %d twice or before it was reached", md.path, id)
+						}
+						delete(open, id)
+					}}},
 			})
 			if trans != r.Stats.Transitions || news != r.Stats.States-1 {
 				t.Errorf("%s %v: %d transitions and %d new states reported, search counted %d and %d",

@@ -70,9 +70,9 @@ func TestInvariants_skipMatchesFullCheck(t *testing.T) {
 				}
 				errs := map[string]bool{}
 				opts := explorer.Options{Continue: true, MaxStates: 200000, Chain: true, Sleep: true,
-					OnError: func(f *vm.Fault, fp uint64) {
+					Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
 						errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
-					}}
+					}}}}
 				if r := por.New(p, mode); r != nil {
 					opts.Reducer = r
 				}

@@ -181,8 +181,9 @@ type Options struct {
 	// the system runs out; zero means no limit. It is sampled about every
 	// 16,000 transitions.
 	MemoryLimit int64
-	// Progress, if set, is called about every ProgressEvery (default 5s).
-	Progress      func(Stats)
+	// Listeners observe the search (see Listener); ProgressEvery is how
+	// often they are given its progress (default 5s).
+	Listeners     []Listener
 	ProgressEvery time.Duration
 	// Shuffle, if not zero, makes depth-first search take each state's
 	// transitions in an order shuffled by a generator seeded with it (as
@@ -190,15 +191,6 @@ type Options struct {
 	// early preemption much sooner. The state space explored is the same;
 	// the same seed gives the same search.
 	Shuffle uint64
-	// OnState, if set, is called with each new state's id and fingerprint.
-	OnState func(id int32, fp uint64)
-	// OnError, if set, is called for every error found, with the
-	// fingerprint of the state it was found in for deadlocks and invariant
-	// violations (0 for faults of a transition, which leave no state).
-	OnError func(f *vm.Fault, fp uint64)
-	// OnEnd, if set, is called with the fingerprint of every new state in
-	// which every started thread has ended.
-	OnEnd func(fp uint64)
 	// Reducer, if set, applies partial-order reduction, with Proviso as the
 	// cycle condition (ProvisoStack requires depth-first search).
 	Reducer Reducer
@@ -240,25 +232,10 @@ type Options struct {
 	// put its thread to sleep (Stats.SleepAgain; the hooks see both
 	// searches).
 	Sleep bool
-	// OnTransition, if set, is called after every transition executed, with
-	// the state it left, the transition, the method and pc of the
-	// instruction that began it, and the state it reached (-1 when the
-	// transition faulted and so reached no state) and whether that state is
-	// new. Search-carrying code records its scripts through it. With
-	// Chain, the transition is the one that began a chain and the state
-	// reached the chain's end; a chain that ends in an invariant violation
-	// is reported as a fault, and one whose transition faulted in a reduced
-	// state is reported again, reaching the state before the fault, which
-	// the search stores and explores fully (materialise).
-	OnTransition func(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool)
-	// OnBacktrack, if set, is called when depth-first search leaves state
-	// id for good, its transitions all explored (or cut off by a limit or a
-	// violation).
-	OnBacktrack func(id int32)
 	// Storage selects the visited set (zero: exact, without collapse
 	// compression). With the lossy ones,
 	// hash compaction and bitstate hashing, a revisited state's id is not
-	// known: OnTransition then gets -1 for it (with isNew false).
+	// known: Listener.Transition then gets -1 for it (with isNew false).
 	Storage Storage
 	// BitstateBits is the log2 of the bitstate array's size in bits, 6 to
 	// MaxBitstateBits (zero: 27, 16 MiB); values outside are clamped.
@@ -267,7 +244,7 @@ type Options struct {
 	// threads are renamed into a canonical order (vm.Machine.SortThreads),
 	// so states that differ only in which thread is which are stored once.
 	// Only sound for a program without vm.ThreadIDUse, and not
-	// with Dynamic. The thread ids of OnTransition, OnError and the
+	// with Dynamic. The thread ids the listeners are given and the
 	// states' encodings are those of the renamed states; Result.Path is
 	// rewritten into the ids of a plain run, so it replays without
 	// symmetry.
@@ -382,7 +359,7 @@ func Search(m *vm.Machine, opts Options) *Result {
 // violation (otherwise such a search stops at the first violation and
 // Search starts it again with taint).
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
-	s := &search{m: m, opts: opts, start: start, loaded: -1}
+	s := &search{m: m, opts: opts, start: start, loaded: -1, lis: newListeners(opts.Listeners)}
 	switch opts.Storage {
 	case StorageHashCompact:
 		s.store = newCompactStore(opts.MemoryLimit)
@@ -407,16 +384,13 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	if s.proviso == ProvisoStack && opts.Order != DFS {
 		s.proviso = ProvisoDuplicate
 	}
-	dfsStack := opts.Order == DFS && s.proviso == ProvisoStack && opts.MaxDepth == 0
-	s.chaining = opts.Chain && opts.Reducer != nil && opts.Dynamic == nil && dfsStack
-	// Dynamic reduction compares the references of accesses along the
-	// path, which a freed object's reuse would confuse.
-	s.collecting = opts.Dynamic == nil
+	s.chaining = opts.Chain && opts.ChainFits(opts.Reducer != nil) == nil
+	s.collecting = opts.CollectsGarbage()
 	sl, ok := opts.Reducer.(Sleeper)
 	if opts.Dynamic != nil {
 		sl, ok = opts.Dynamic.(Sleeper)
 	}
-	if ok && opts.Sleep && dfsStack && s.exact != nil {
+	if ok && opts.Sleep && opts.SleepFits(true) == nil {
 		s.sleeping, s.sleeper = true, sl
 		if opts.Continue && len(m.Program().Invariants) > 0 {
 			s.tainting, s.optimistic = taint, !taint
@@ -499,6 +473,7 @@ type keeper interface {
 type search struct {
 	m       *vm.Machine
 	opts    Options
+	lis     listeners
 	store   visitedSet
 	bounded bool // the store is full or holds MaxStates states (see visit)
 	// pf: the store's prefetcher if the search looks ahead (ahead.go),
@@ -545,7 +520,7 @@ type search struct {
 	nextProgress time.Time
 	checks       int
 
-	stepMethod, stepPC int32 // where the last transition began (for OnTransition)
+	stepMethod, stepPC int32 // where the last transition began (for Listener.Transition)
 
 	// With Options.Symmetry: the renaming of the threads after the last
 	// transition (perm[i] is the old index of thread i), if moved.
@@ -628,10 +603,10 @@ func (s *search) isOnStack(id int32) bool {
 	return int(id)/64 < len(s.onStack) && s.onStack[id/64]&(1<<(id%64)) != 0
 }
 
-// transition reports a transition to Options.OnTransition.
+// transition reports a transition to the listeners.
 func (s *search) transition(from int32, tr vm.Trans, to int32, isNew bool) {
-	if s.opts.OnTransition != nil {
-		s.opts.OnTransition(from, tr, s.stepMethod, s.stepPC, to, isNew)
+	for _, l := range s.lis.trans {
+		l.Transition(from, tr, s.stepMethod, s.stepPC, to, isNew)
 	}
 }
 
@@ -666,8 +641,10 @@ func (s *search) add(fp uint64) (int32, bool) {
 		// looks at this instead of asking the store at every step.)
 		s.bounded = true
 	}
-	if isNew && s.opts.OnState != nil {
-		s.opts.OnState(id, fp)
+	if isNew {
+		for _, l := range s.lis.state {
+			l.StateStored(id, fp)
+		}
 	}
 	return id, isNew
 }
@@ -717,12 +694,14 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 		return
 	}
 	s.stats.Errors++
-	if s.opts.OnError != nil {
+	if len(s.lis.err) > 0 {
 		var fp uint64
 		if last == nil && id >= 0 {
 			fp = s.lastFP
 		}
-		s.opts.OnError(f, fp)
+		for _, l := range s.lis.err {
+			l.ErrorFound(f, fp)
+		}
 	}
 	if s.fault == nil {
 		c := *f
@@ -752,8 +731,8 @@ func (s *search) check(id int32) (expand bool) {
 			s.record(deadlock(), id, nil)
 			return false
 		}
-		if s.opts.OnEnd != nil {
-			s.opts.OnEnd(s.lastFP)
+		for _, l := range s.lis.end {
+			l.EndState(s.lastFP)
 		}
 	}
 	return true
@@ -798,14 +777,16 @@ func (s *search) tickLimits() bool {
 			return true
 		}
 	}
-	if s.opts.Progress != nil && now.After(s.nextProgress) {
+	if len(s.lis.progress) > 0 && now.After(s.nextProgress) {
 		s.nextProgress = now.Add(s.opts.ProgressEvery)
 		st := s.stats
 		st.States = int64(s.store.size())
 		st.Store = s.store.account()
 		st.StoreBytes = st.Store.Bytes
 		st.Elapsed = now.Sub(s.start)
-		s.opts.Progress(st)
+		for _, l := range s.lis.progress {
+			l.Progress(st)
+		}
 	}
 	return false
 }
@@ -827,7 +808,7 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	if s.collapse != nil {
 		s.collapse.SetParent(id) // delta collapse: the successor is compared with id
 	}
-	if s.opts.OnTransition != nil {
+	if len(s.lis.trans) > 0 {
 		s.stepMethod, s.stepPC = s.m.Where(tr.Thread)
 	}
 	return s.run(tr)
@@ -1446,8 +1427,8 @@ func (s *search) dfs() {
 			s.expandFully(top)
 		}
 		if top.next == top.end {
-			if s.opts.OnBacktrack != nil {
-				s.opts.OnBacktrack(top.id)
+			for _, l := range s.lis.back {
+				l.Backtracked(top.id)
 			}
 			if !top.again {
 				s.setOnStack(top.id, top.fp, false)

@@ -35,12 +35,12 @@ func TestStorage_lossyVsExact(t *testing.T) {
 		}
 		var r run
 		opts.MaxStates = 50000
-		opts.OnState = func(id int32, fp uint64) {
+		opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) {
 			if int(id) != len(r.fps) {
 				t.Fatalf("OnState id %d, want %d", id, len(r.fps))
 			}
 			r.fps = append(r.fps, fp)
-		}
+		}})
 		r.res = explorer.Search(m, opts)
 		return r
 	}

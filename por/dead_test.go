@@ -37,7 +37,7 @@ func deadOutcome(t testing.TB, p *bytecode.Program, mode por.Mode, order explore
 	var enc []byte
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
 	opts := explorer.Options{Order: order, Continue: true, MaxStates: maxStates,
-		OnError: func(f *vm.Fault, fp uint64) {
+		Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
 			if f.Kind == vm.FaultDeadlock {
 				enc = m.Encode(enc[:0])
 				z.Decode(enc)
@@ -48,7 +48,7 @@ func deadOutcome(t testing.TB, p *bytecode.Program, mode por.Mode, order explore
 			}
 			o.errors[faultKey(f)] = true
 		},
-		OnEnd: func(fp uint64) { o.ends[fp] = true },
+			OnEnd: func(fp uint64) { o.ends[fp] = true }}},
 	}
 	if r := por.New(p, mode); r != nil {
 		if r.Reduces() {

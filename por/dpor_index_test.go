@@ -40,7 +40,7 @@ func TestDynamic_indexesMatchScan(t *testing.T) {
 					r := New(p, mode)
 					var order uint64
 					opts := explorer.Options{Continue: true, MaxStates: 20000,
-						OnState: func(id int32, fp uint64) { order = order*1099511628211 ^ fp ^ uint64(id) }}
+						Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { order = order*1099511628211 ^ fp ^ uint64(id) }}}}
 					if r.Reduces() {
 						opts.Reducer = r
 					}

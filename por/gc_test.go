@@ -47,11 +47,11 @@ func exploreGC(t testing.TB, p *bytecode.Program, c config, gc vm.GC, symmetry, 
 	r.o = outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
 	opts := explorer.Options{Continue: cont, MaxStates: maxStates, Proviso: c.proviso, Chain: c.chain, Sleep: c.sleep,
 		Storage: c.storage, Symmetry: symmetry,
-		OnState: func(id int32, fp uint64) { r.fps = append(r.fps, fp) },
-		OnError: func(f *vm.Fault, fp uint64) {
-			r.o.errors[faultKey(f)] = true
-		},
-		OnEnd: func(fp uint64) { r.o.ends[fp] = true },
+		Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { r.fps = append(r.fps, fp) },
+			OnError: func(f *vm.Fault, fp uint64) {
+				r.o.errors[faultKey(f)] = true
+			},
+			OnEnd: func(fp uint64) { r.o.ends[fp] = true }}},
 	}
 	if red := por.New(p, c.mode); red != nil && red.Reduces() {
 		opts.Reducer = red

@@ -39,7 +39,7 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 		chk := por.New(p, por.Ample)
 		var buf []vm.Trans
 		explorer.Search(m, explorer.Options{Continue: true, Reducer: por.New(p, por.All), MaxStates: 20000,
-			OnState: func(id int32, fp uint64) {
+			Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) {
 				buf = m.Enabled(buf[:0])
 				if len(buf) == 0 || buf[0].Thread == buf[len(buf)-1].Thread {
 					return
@@ -80,7 +80,7 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 					}
 					return
 				}
-			}})
+			}}}})
 	}
 	t.Logf("states with a thread at a held monitor's instruction, a join of an ended thread or its own end: %v", held)
 	for _, op := range []bytecode.Opcode{bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpJoin, bytecode.OpReturn, bytecode.OpMonitorenter, bytecode.OpInvokevirtual} {

@@ -84,14 +84,14 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
 	opts := explorer.Options{Order: c.order, Continue: true, MaxStates: maxStates, Proviso: c.proviso, Chain: c.chain, Sleep: c.sleep,
 		Storage: c.storage, BitstateBits: 26,
-		OnError: func(f *vm.Fault, fp uint64) {
+		Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
 			if f.Kind == vm.FaultDeadlock {
 				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
 				return
 			}
 			o.errors[faultKey(f)] = true
 		},
-		OnEnd: func(fp uint64) { o.ends[fp] = true },
+			OnEnd: func(fp uint64) { o.ends[fp] = true }}},
 	}
 	if r := por.New(p, c.mode); r != nil {
 		if r.Reduces() {
@@ -396,10 +396,10 @@ func TestSleep_visitsEveryState(t *testing.T) {
 			}
 			states, errs := map[uint64]bool{}, map[string]bool{}
 			opts := explorer.Options{Continue: true, MaxStates: 200000,
-				OnState: func(_ int32, fp uint64) { states[fp] = true },
-				OnError: func(f *vm.Fault, fp uint64) {
-					errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
-				},
+				Listeners: []explorer.Listener{explorer.Funcs{OnState: func(_ int32, fp uint64) { states[fp] = true },
+					OnError: func(f *vm.Fault, fp uint64) {
+						errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
+					}}},
 			}
 			if sleep {
 				opts.Reducer, opts.Sleep = noReduction{por.New(p, por.Ample)}, true

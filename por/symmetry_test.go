@@ -76,18 +76,18 @@ func exploreSym(t testing.TB, p *bytecode.Program, c config, symmetry, cont, orb
 	o := symOutcome{errors: map[string]bool{}, ends: map[string]bool{}}
 	opts := explorer.Options{Order: c.order, Continue: cont, MaxStates: maxStates, Proviso: c.proviso, Chain: c.chain, Sleep: c.sleep,
 		Storage: c.storage, Symmetry: symmetry,
-		OnError: func(f *vm.Fault, fp uint64) {
+		Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
 			if f.Kind == vm.FaultDeadlock {
 				o.errors["deadlock "+orbitKey(m)] = true
 				return
 			}
 			o.errors[faultKey(f)] = true
 		},
-		OnEnd: func(uint64) { o.ends[orbitKey(m)] = true },
+			OnEnd: func(uint64) { o.ends[orbitKey(m)] = true }}},
 	}
 	if orbits {
 		o.orbits = map[string]bool{}
-		opts.OnState = func(int32, uint64) { o.orbits[orbitKey(m)] = true }
+		opts.Listen(explorer.Funcs{OnState: func(int32, uint64) { o.orbits[orbitKey(m)] = true }})
 	}
 	if r := por.New(p, c.mode); r != nil && r.Reduces() {
 		opts.Reducer = r

@@ -34,14 +34,15 @@ func searchGraph(t testing.TB, p *bytecode.Program, g vm.Granularity) *graph {
 	gr := newGraph()
 	var fps []uint64
 	opts := explorer.Options{Continue: true}
-	opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true }
-	opts.OnTransition = func(from int32, tr vm.Trans, _, _ int32, to int32, _ bool) {
-		e := edge{from: fps[from], tr: tr}
-		if to >= 0 {
-			e.to = fps[to]
-		}
-		gr.edges[e] = true
-	}
+	opts.Listen(explorer.Funcs{
+		OnState: func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true },
+		OnTransition: func(from int32, tr vm.Trans, _, _ int32, to int32, _ bool) {
+			e := edge{from: fps[from], tr: tr}
+			if to >= 0 {
+				e.to = fps[to]
+			}
+			gr.edges[e] = true
+		}})
 	explorer.Search(machine(t, p, g), opts)
 	return gr
 }

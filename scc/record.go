@@ -1,4 +1,4 @@
-// Recorder: writes a search script from a depth-first search's callbacks.
+// Recorder: writes a search script as a listener of a depth-first search.
 
 package scc
 
@@ -11,12 +11,13 @@ import (
 	"mcvm/vm"
 )
 
-// Recorder builds a search script from explorer.Options.OnTransition and
-// OnBacktrack (Hook sets both). It keeps its own copy of the DFS stack so
+// Recorder builds a search script as an explorer.Listener of the search's
+// transitions and backtracks (Hook adds it to the search's options). It keeps its own copy of the DFS stack so
 // that states the search did not expand (a property violation, a deadlock)
 // get a backtrack too: in the script every state introduced is left by
 // exactly one backtrack, unless the search stopped at an error.
 type Recorder struct {
+	explorer.NoListener
 	prog     *bytecode.Program
 	trustful bool
 	c        coder
@@ -26,7 +27,7 @@ type Recorder struct {
 	pushAt   []int64 // per level: trans when the state was introduced
 	sub      []int64 // per state ID: Subgraphs
 	lastOff  []int64 // per state ID: the entry (its tag's offset) of its last occurrence, or -1
-	err      bool    // the callbacks did not describe a depth-first search
+	err      bool    // the events did not describe a depth-first search
 }
 
 // NewRecorder starts a script for program p; trustful records only
@@ -36,11 +37,11 @@ func NewRecorder(p *bytecode.Program, trustful bool) *Recorder {
 		stack: []int32{0}, pushAt: []int64{0}, sub: []int64{0}, lastOff: []int64{-1}}
 }
 
-// Hook makes opts report to r.
-func (r *Recorder) Hook(opts *explorer.Options) {
-	opts.OnTransition = r.Transition
-	opts.OnBacktrack = r.Backtrack
-}
+// Hook makes the search opts configures report to r.
+func (r *Recorder) Hook(opts *explorer.Options) { opts.Listen(r) }
+
+// Wants implements explorer.Listener: transitions and backtracks.
+func (r *Recorder) Wants() explorer.Events { return explorer.EventTransition | explorer.EventBacktrack }
 
 // unwind backtracks until state id is on top of the stack.
 func (r *Recorder) unwind(id int32) {
@@ -60,7 +61,7 @@ func (r *Recorder) pop() {
 	r.entries++
 }
 
-// Transition records one transition (explorer.Options.OnTransition).
+// Transition records one transition (explorer.Listener).
 func (r *Recorder) Transition(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool) {
 	r.unwind(from)
 	if r.err {
@@ -100,8 +101,8 @@ func (r *Recorder) Transition(from int32, tr vm.Trans, method, pc int32, to int3
 	}
 }
 
-// Backtrack records leaving state id (explorer.Options.OnBacktrack).
-func (r *Recorder) Backtrack(id int32) {
+// Backtracked records leaving state id (explorer.Listener).
+func (r *Recorder) Backtracked(id int32) {
 	r.unwind(id)
 	if !r.err {
 		r.pop()
@@ -110,7 +111,7 @@ func (r *Recorder) Backtrack(id int32) {
 
 // Script finishes the script. complete says the search ended by itself
 // (then every state still on the stack is backtracked from); res gives the
-// verdict and figures for the header. It returns nil if the callbacks did
+// verdict and figures for the header. It returns nil if the events did
 // not describe a depth-first search.
 func (r *Recorder) Script(digest uint64, gran vm.Granularity, por string, complete, cont bool, res *explorer.Result) *Script {
 	if r.err {

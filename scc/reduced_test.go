@@ -55,7 +55,7 @@ func (r reduction) verify(t testing.TB, p *bytecode.Program, g vm.Granularity, c
 	gr := newGraph()
 	var fps []uint64
 	opts := explorer.Options{Continue: cont, Reducer: por.New(p, r.mode), Proviso: explorer.ProvisoStack, Chain: r.chain}
-	opts.OnState = func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true }
+	opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp); gr.states[fp] = true }})
 	res, s, err := scc.Verify(r.machine(t, p, g), opts, trustful, r.name)
 	if err != nil {
 		t.Fatal(err)

@@ -103,10 +103,20 @@ func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	if opts.MemoryLimit, err = parseMemoryLimit(*f.memLimit); err != nil {
 		return opts, err
 	}
-	if (*f.progress || isTerminal(os.Stderr)) && !*f.noProgress {
-		opts.Progress = func(s explorer.Stats) { printProgress(stderr, s) }
+	if p := f.progressFunc(stderr); p != nil {
+		opts.Listen(explorer.Funcs{OnProgress: p})
 	}
 	return opts, nil
+}
+
+// progressFunc returns what prints a progress line to stderr, or nil when
+// no progress lines are wanted (--no-progress, or stderr is not a terminal
+// and --progress was not given).
+func (f *searchFlags) progressFunc(stderr io.Writer) func(explorer.Stats) {
+	if (*f.progress || isTerminal(os.Stderr)) && !*f.noProgress {
+		return func(s explorer.Stats) { printProgress(stderr, s) }
+	}
+	return nil
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {

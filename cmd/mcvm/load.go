@@ -93,7 +93,9 @@ func parseGC(s string) (vm.GC, error) {
 }
 
 // apply sets up the reduction for program p: the vm options it needs and
-// the explorer's reducer and proviso.
+// the explorer's reducer and proviso. Which options combine is explorer's
+// to say (explorer.Options.Validate, ChainFits, SleepFits); apply adds
+// what only the command line knows: which flags were given explicitly.
 func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.Options) (vm.Options, por.Mode, error) {
 	mode, err := por.ParseMode(f.por)
 	if err != nil {
@@ -103,8 +105,9 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 	if !ok {
 		return vo, 0, fmt.Errorf("--proviso: want auto, stack, duplicate or static, got %q", f.proviso)
 	}
-	if pv == explorer.ProvisoStack && eo.Order != explorer.DFS {
-		return vo, 0, fmt.Errorf("--proviso=stack needs depth-first search (use duplicate or static with --search=bfs)")
+	eo.Proviso = pv
+	if err := eo.Validate(); err != nil {
+		return vo, 0, err
 	}
 	if mode&por.DPOR != 0 && eo.Order != explorer.DFS {
 		if mode == por.DPOR {
@@ -112,24 +115,30 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		}
 		mode &^= por.DPOR // breadth-first: escape and ample sets only
 	}
-	eo.Proviso = pv
 	if f.explicit("sii") && mode&por.DPOR == 0 {
 		return vo, 0, fmt.Errorf("--sii needs dynamic reduction (--por dpor, ample+dpor, escape+dpor or escape+ample+dpor)")
+	}
+	if r := por.New(p, mode); r != nil {
+		if r.Reduces() {
+			eo.Reducer = r
+		}
+		if mode&por.DPOR != 0 {
+			d := por.NewDynamic(r)
+			d.SII = f.sii
+			eo.Dynamic = d
+		}
 	}
 	// Chains and sleep sets are used by default where they apply; asked
 	// for explicitly where they do not, they are an error.
 	if f.chain {
-		why := f.unfit("chain", eo, pv, mode)
+		why := unfit("chain", eo.ChainFits(mode != por.None))
 		if why != nil && f.explicit("chain") {
 			return vo, 0, why
 		}
 		eo.Chain = why == nil
 	}
 	if f.sleep {
-		why := f.unfit("sleep", eo, pv, mode)
-		if why == nil && eo.Storage != explorer.StorageExact && eo.Storage != explorer.StorageCollapse {
-			why = fmt.Errorf("--sleep needs an exact store (not --hash-compact or --bitstate): a stored state keeps its sleep set")
-		}
+		why := unfit("sleep", eo.SleepFits(mode != por.None))
 		if why != nil && f.explicit("sleep") {
 			return vo, 0, why
 		}
@@ -142,47 +151,33 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 		if err := checkSymmetry(p); err != nil {
 			return vo, 0, err
 		}
-		if mode&por.DPOR != 0 {
-			return vo, 0, fmt.Errorf("--symmetry does not combine with dpor (its races follow threads along the search stack)")
-		}
 		eo.Symmetry = true
+		if err := eo.Validate(); err != nil {
+			return vo, 0, err
+		}
 	}
 	gc, err := parseGC(f.gc)
 	if err != nil {
 		return vo, 0, err
 	}
-	if f.explicit("gc") && (eo.Order != explorer.DFS || mode&por.DPOR != 0) {
+	if f.explicit("gc") && !eo.CollectsGarbage() {
 		return vo, 0, fmt.Errorf("--gc: only depth-first search without dpor collects garbage (dpor compares object references along the search stack, which reusing a freed object's place would confuse)")
 	}
 	vo.GC = gc
 	vo.DeadLocals = f.deadLocals
-	if r := por.New(p, mode); r != nil {
-		if r.Reduces() {
-			eo.Reducer = r
-		}
-		if mode&por.DPOR != 0 {
-			d := por.NewDynamic(r)
-			d.SII = f.sii
-			eo.Dynamic = d
-		}
-	}
 	return mode.VMOptions(vo), mode, nil
 }
 
-// unfit says why --name (chain or sleep) does not apply to the search
-// eo with proviso pv and reduction mode, or returns nil.
-func (f *reductionFlags) unfit(name string, eo *explorer.Options, pv explorer.Proviso, mode por.Mode) error {
+// unfit names the flag in why, the reason explorer gives for --name
+// (chain or sleep) not applying, or returns nil.
+func unfit(name string, why error) error {
 	switch {
-	case eo.Order != explorer.DFS || pv.Resolve(eo.Order) != explorer.ProvisoStack:
-		return fmt.Errorf("--%s needs depth-first search with the stack proviso", name)
-	case mode&por.DPOR != 0 && name == "chain":
-		return fmt.Errorf("--chain does not combine with dpor")
-	case eo.MaxDepth > 0:
-		return fmt.Errorf("--%s does not combine with --max-depth", name)
-	case mode == por.None:
+	case why == nil:
+		return nil
+	case strings.HasPrefix(why.Error(), "needs a reduction"):
 		return fmt.Errorf("--%s needs a reduction (--por other than none)", name)
 	}
-	return nil
+	return fmt.Errorf("--%s %w", name, why)
 }
 
 // explicit reports whether flag name was given on the command line.
