@@ -1,0 +1,222 @@
+// Options of a search, its outcome and its figures.
+
+package explorer
+
+import (
+	"time"
+
+	"mcvm/vm"
+)
+
+// Order is the search order.
+type Order uint8
+
+// Search orders.
+const (
+	DFS Order = iota
+	BFS
+)
+
+func (o Order) String() string {
+	if o == BFS {
+		return "bfs"
+	}
+	return "dfs"
+}
+
+// Verdict is the outcome of a search.
+type Verdict uint8
+
+// Verdicts.
+const (
+	VerdictOK Verdict = iota
+	VerdictDeadlock
+	VerdictAssertion
+	VerdictInvariant
+	VerdictException
+	VerdictLimit
+)
+
+var verdictNames = [...]string{"ok", "deadlock", "assertion", "invariant", "exception", "limit"}
+
+func (v Verdict) String() string { return verdictNames[v] }
+
+// VerdictOf maps a fault kind to its verdict.
+func VerdictOf(k vm.FaultKind) Verdict {
+	switch k {
+	case vm.FaultAssertion:
+		return VerdictAssertion
+	case vm.FaultInvariant:
+		return VerdictInvariant
+	case vm.FaultDeadlock:
+		return VerdictDeadlock
+	default:
+		return VerdictException
+	}
+}
+
+// Options configures a search. The zero value is a depth-first search that
+// stops at the first error, with no limits.
+type Options struct {
+	Order    Order
+	Continue bool // explore everything and count errors instead of stopping at the first
+	// MaxStates, MaxDepth and TimeLimit end the search with VerdictLimit
+	// when reached; zero means no limit.
+	MaxStates int
+	MaxDepth  int
+	TimeLimit time.Duration
+	// MemoryLimit, in bytes, ends the search with VerdictLimit when the
+	// memory the Go runtime has mapped for the process exceeds it, before
+	// the system runs out; zero means no limit. It is sampled about every
+	// 16,000 transitions.
+	MemoryLimit int64
+	// Listeners observe the search (see Listener); ProgressEvery is how
+	// often they are given its progress (default 5s).
+	Listeners     []Listener
+	ProgressEvery time.Duration
+	// Shuffle, if not zero, makes depth-first search take each state's
+	// transitions in an order shuffled by a generator seeded with it (as
+	// JPF's cg.randomize_choices), which often finds errors that need an
+	// early preemption much sooner. The state space explored is the same;
+	// the same seed gives the same search.
+	Shuffle uint64
+	// Reducer, if set, applies partial-order reduction, with Proviso as the
+	// cycle condition (ProvisoStack requires depth-first search).
+	Reducer Reducer
+	Proviso Proviso
+	// Dynamic, if set (depth-first search only), applies dynamic
+	// partial-order reduction on top of Reducer.
+	Dynamic Dynamic
+	// Chain, with Reducer, depth-first search and the stack proviso (and
+	// no Dynamic), does not store a state whose search would explore a
+	// single transition (the only one enabled, or a singleton persistent
+	// set): that transition runs at once, as part of the one that reached
+	// the state. Properties are still checked in every such state. A chain
+	// stops at its MaxChainLoops+1-th backward jump (every cycle of the
+	// state graph has one, so every cycle keeps a stored state for the
+	// proviso) and after MaxChain steps. A chained transition that faults
+	// in a reduced state stores that state and explores it fully, as a
+	// stored one would be.
+	// Counterexamples list every chained transition.
+	Chain bool
+	// Sleep adds sleep sets (Godefroid) to depth-first search with the
+	// stack proviso and no MaxDepth, with an exact store (exact or
+	// collapse) and a Reducer, or a Dynamic reduction, that implements
+	// Sleeper: after a state's transitions of thread p have been
+	// explored, p sleeps in the states its later siblings reach until a
+	// transition dependent with p's runs, and a fully expanded state does
+	// not explore a sleeping thread's transitions (the states they lead to
+	// are reached the other way round). Each stored state keeps the sleep
+	// set it was explored with; a revisit with a smaller one explores the
+	// transitions that were asleep then and are awake now. Fewer
+	// transitions, the same states reached (with a Dynamic reduction,
+	// fewer races found and usually fewer states), errors and end states.
+	// With Continue on a program
+	// with invariants, a state that violates one is not expanded, so what a
+	// sleeping transition would reach from it is reached neither way round:
+	// the search runs as if that could not happen and stops at the first
+	// violation, if there is one, and then searches again, where a
+	// transition whose subtree may hold such a state (it reached one, a
+	// state whose own subtree did, or a state still on the stack) does not
+	// put its thread to sleep (Stats.SleepAgain; the hooks see both
+	// searches).
+	Sleep bool
+	// Storage selects the visited set (zero: exact, without collapse
+	// compression). With the lossy ones,
+	// hash compaction and bitstate hashing, a revisited state's id is not
+	// known: Listener.Transition then gets -1 for it (with isNew false).
+	Storage Storage
+	// BitstateBits is the log2 of the bitstate array's size in bits, 6 to
+	// MaxBitstateBits (zero: 27, 16 MiB); values outside are clamped.
+	BitstateBits int
+	// Symmetry reduces by thread symmetry: after every transition the
+	// threads are renamed into a canonical order (vm.Machine.SortThreads),
+	// so states that differ only in which thread is which are stored once.
+	// Only sound for a program without vm.ThreadIDUse, and not
+	// with Dynamic. The thread ids the listeners are given and the
+	// states' encodings are those of the renamed states; Result.Path is
+	// rewritten into the ids of a plain run, so it replays without
+	// symmetry.
+	Symmetry bool
+}
+
+// Stats are a search's figures.
+type Stats struct {
+	States       int64 // distinct states stored
+	Transitions  int64 // transitions executed
+	Revisits     int64 // transitions that reached a stored state
+	MaxDepth     int
+	Errors       int64
+	Instructions int64
+	StoreBytes   int64
+	Elapsed      time.Duration
+	// With partial-order reduction: states expanded with a proper subset of
+	// their enabled transitions, and those of them the cycle proviso then
+	// expanded fully.
+	Reduced  int64
+	Provisos int64
+	// With dynamic partial-order reduction: levels given more transitions
+	// to explore because of a race (or a cycle).
+	Backtracks int64
+	// With Options.Chain: transitions run from states that were not
+	// stored (each also counts in Transitions), and how many of them were
+	// a singleton persistent set out of several enabled transitions (the
+	// others were the only transition enabled).
+	Chained        int64
+	ChainedReduced int64
+	// With Options.Sleep: transitions not explored because their thread
+	// was asleep, and revisits that woke transitions asleep when the state
+	// was first explored, which were then explored from it.
+	Slept int64
+	Woken int64
+	// With Options.Symmetry: transitions not explored because their thread
+	// is a twin of another one whose same transitions were (renaming the
+	// two threads leaves the state unchanged).
+	Twins int64
+	// Freed: objects the garbage collector freed in the active heap
+	// (depth-first search without dpor collects each state it expands;
+	// vm.Machine.CollectGarbage).
+	Freed int64
+	// Evicted: with the collapse store, snapshots of depth-first levels
+	// given up because they lay too far below the top (the memory of a
+	// deep stack is mostly snapshots); Decoded: returns to such levels,
+	// which decoded the state from the store.
+	Evicted, Decoded int64
+	// StackBytes is the memory of the depth-first stack at the end of
+	// the search: frames, transition lists, chains, kept encodings and
+	// snapshots. The search keeps the memory of the deepest levels it
+	// reached to use again, so this is about the stack's peak (0 for
+	// breadth-first search).
+	StackBytes int64
+	// SleepAgain: with Continue on a program with invariants, the search
+	// with sleep sets found a violation and was run again with threads
+	// kept awake where a violation may lie below (Options.Sleep); the
+	// figures are the second search's, Elapsed and PeakMemory both's.
+	SleepAgain bool
+	// Store is the visited set's memory account and, for the lossy
+	// stores, the estimated probability of a missed state. PeakMemory is
+	// the most memory the Go runtime had mapped when sampled (about every
+	// 16,000 transitions and at the end).
+	Store      StoreAccount
+	PeakMemory int64
+}
+
+// StatesPerSecond is States divided by Elapsed.
+func (s Stats) StatesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.States) / s.Elapsed.Seconds()
+}
+
+// Result is the outcome of a search. Path leads from the initial state to
+// the first error found (or is empty); Fault describes that error.
+type Result struct {
+	Verdict Verdict
+	Stats   Stats
+	Fault   *vm.Fault
+	Path    []vm.Trans
+	// Limit names the limit that ended the search: "states", "depth",
+	// "time" or "memory".
+	Limit string
+}
