@@ -18,7 +18,7 @@ import (
 
 	"mcvm/asm"
 	"mcvm/benchmarks"
-	"mcvm/benchmarks/jpfreport"
+	"mcvm/internal/jpfreport"
 	"mcvm/por"
 	"mcvm/vm"
 )
