@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"mcvm/asm"
-	"mcvm/benchmarks"
+	"mcvm/internal/bench"
 	"mcvm/internal/jpfreport"
 	"mcvm/por"
 	"mcvm/vm"
@@ -109,12 +109,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "bench", fmt.Errorf("--por: %w", err))
 		}
 	}
-	suite, err := benchmarks.LoadModels(*dir)
+	suite, err := bench.LoadModels(*dir)
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
 	if len(*models) > 0 {
-		byName := map[string]*benchmarks.Model{}
+		byName := map[string]*bench.Model{}
 		for _, m := range suite {
 			byName[m.Name] = m
 		}
@@ -224,7 +224,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 }
 
 // parseSets reads --set values into per-model overrides.
-func parseSets(sets []string, suite []*benchmarks.Model) (map[string]map[string]int64, error) {
+func parseSets(sets []string, suite []*bench.Model) (map[string]map[string]int64, error) {
 	out := map[string]map[string]int64{}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
@@ -260,29 +260,29 @@ func parseSets(sets []string, suite []*benchmarks.Model) (map[string]map[string]
 
 // benchRow is one model's result.
 type benchRow struct {
-	Model         string             `json:"model"`
-	Params        string             `json:"params"`
-	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
-	POR           string             `json:"por"`
-	Symmetry      bool               `json:"symmetry,omitempty"`    // run with --symmetry
-	DeadLocals    bool               `json:"dead_locals,omitempty"` // run with --dead-locals
-	GC            string             `json:"gc,omitempty"`          // the collector, when the run collects
-	Freed         int64              `json:"freed_objects,omitempty"`
-	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
-	Verdict       string             `json:"verdict"`
-	Limit         string             `json:"limit,omitempty"`
-	States        int64              `json:"states"`
-	Transitions   int64              `json:"transitions"`
-	TransPerState float64            `json:"transitions_per_state"`
-	MaxDepth      int                `json:"max_depth"`
-	Errors        int64              `json:"errors"`
-	TimeS         float64            `json:"time_s"`
-	PeakMemoryMB  float64            `json:"peak_memory_mb"`
-	StatesPerS    float64            `json:"states_per_s"`
-	Published     []publishedFigure  `json:"published,omitempty"`
-	JPF           *jpfreport.Report  `json:"jpf_log,omitempty"`
-	defines       map[string]int64   // for matching published configurations
-	consts        []benchmarks.Const // the model's parameters
+	Model         string            `json:"model"`
+	Params        string            `json:"params"`
+	Size          string            `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
+	POR           string            `json:"por"`
+	Symmetry      bool              `json:"symmetry,omitempty"`    // run with --symmetry
+	DeadLocals    bool              `json:"dead_locals,omitempty"` // run with --dead-locals
+	GC            string            `json:"gc,omitempty"`          // the collector, when the run collects
+	Freed         int64             `json:"freed_objects,omitempty"`
+	Reduction     float64           `json:"reduction,omitempty"` // states of the first --por mode over this one's
+	Verdict       string            `json:"verdict"`
+	Limit         string            `json:"limit,omitempty"`
+	States        int64             `json:"states"`
+	Transitions   int64             `json:"transitions"`
+	TransPerState float64           `json:"transitions_per_state"`
+	MaxDepth      int               `json:"max_depth"`
+	Errors        int64             `json:"errors"`
+	TimeS         float64           `json:"time_s"`
+	PeakMemoryMB  float64           `json:"peak_memory_mb"`
+	StatesPerS    float64           `json:"states_per_s"`
+	Published     []publishedFigure `json:"published,omitempty"`
+	JPF           *jpfreport.Report `json:"jpf_log,omitempty"`
+	defines       map[string]int64  // for matching published configurations
+	consts        []bench.Const     // the model's parameters
 }
 
 // porLabel is the row's reduction for the tables: the --por mode,
@@ -303,7 +303,7 @@ func (r *benchRow) porLabel() string {
 }
 
 // benchModel checks one model repeat times in child processes.
-func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode string, repeat int, limit time.Duration, maxStates int, memLimit string, storeArgs []string) (benchRow, error) {
+func benchModel(self string, m *bench.Model, defs map[string]int64, porMode string, repeat int, limit time.Duration, maxStates int, memLimit string, storeArgs []string) (benchRow, error) {
 	row := benchRow{Model: m.Name, Params: m.Params(defs), POR: porMode, defines: defs, consts: m.Consts}
 	args := []string{"check", "--continue", "--json", "--no-progress", "--por", porMode, "--time-limit", limit.String(), "--memory-limit", memLimit}
 	if maxStates > 0 {

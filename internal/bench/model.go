@@ -1,6 +1,6 @@
 // The benchmark models and their header annotations.
 
-package benchmarks
+package bench
 
 import (
 	"bufio"
@@ -85,6 +85,12 @@ func LoadModel(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseModel(path, data)
+}
+
+// ParseModel reads the header of a model whose source is data; path names
+// it in the Model and in errors.
+func ParseModel(path string, data []byte) (*Model, error) {
 	m := &Model{Name: strings.TrimSuffix(filepath.Base(path), ".mcasm"), Path: path}
 	var params []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
