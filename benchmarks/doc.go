@@ -7,7 +7,8 @@
 //
 // Its tests are an external test package: models_test.go checks every
 // model against its header (SMALL, LARGE, EXPECT), and bench_test.go holds
-// the end-to-end go test -bench benchmarks. The headers are read by
-// mcvm/internal/bench, at run time from the directory it is given; the
-// product packages and cmd/mcvm must not import this package.
+// the end-to-end go test -bench benchmarks. The harness that reads the
+// headers and runs the suite is mcvm/internal/bench (mcvm bench), which
+// reads these files at run time from the paths it is given; the product
+// packages and cmd/mcvm must not import this package (internal/depcheck).
 package benchmarks

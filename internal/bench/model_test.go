@@ -96,3 +96,47 @@ func TestLoadModels(t *testing.T) {
 		}
 	}
 }
+
+func suite() []*Model {
+	return []*Model{
+		{Name: "philo", Consts: []Const{{"N", "5"}}},
+		{Name: "buffer", Consts: []Const{{"SIZE", "5"}, {"N", "2"}}},
+	}
+}
+
+func TestSelect(t *testing.T) {
+	got, err := Select(suite(), []string{"buffer", "philo"})
+	if err != nil || len(got) != 2 || got[0].Name != "buffer" || got[1].Name != "philo" {
+		t.Errorf("Select(buffer, philo) = %v, %v", got, err)
+	}
+	if _, err := Select(suite(), []string{"philo", "nosuch"}); err == nil || err.Error() != `no model "nosuch"` {
+		t.Errorf("Select(nosuch) error = %v", err)
+	}
+}
+
+func TestParseSets(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want map[string]map[string]int64
+		err  string
+	}{
+		{nil, map[string]map[string]int64{}, ""},
+		{[]string{"N=3"}, map[string]map[string]int64{"philo": {"N": 3}, "buffer": {"N": 3}}, ""},
+		{[]string{"N=3", "philo.N=0x8"}, map[string]map[string]int64{"philo": {"N": 8}, "buffer": {"N": 3}}, ""},
+		{[]string{"SIZE=1"}, map[string]map[string]int64{"buffer": {"SIZE": 1}}, ""},
+		{[]string{"philo.SIZE=1"}, nil, `--set "philo.SIZE=1": no selected model has a parameter SIZE`},
+		{[]string{"N"}, nil, `--set "N": want NAME=VALUE`},
+		{[]string{"N=x"}, nil, `--set "N=x": want NAME=VALUE`},
+	} {
+		got, err := ParseSets(tc.sets, suite())
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseSets(%q) error = %v, want %q", tc.sets, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseSets(%q) = %v, %v, want %v", tc.sets, got, err, tc.want)
+		}
+	}
+}
