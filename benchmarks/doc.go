@@ -1,4 +1,14 @@
-// Package benchmarks holds mcvm's benchmark models (models/*.mcasm), the
-// end-to-end benchmarks that check them (go test -bench), and the recorded
-// figures (RESULTS.md).
+// Package benchmarks has no code: the directory holds mcvm's benchmark
+// models (models/*.mcasm, each with its provenance, parameters and
+// expected figures in its header), the figures published for Java
+// PathFinder and MoonWalker (jpf-published.json), the measured figures
+// (RESULTS.md), the scripts that produced them, and the runs of peer tools
+// (peers/).
+//
+// Its tests are an external test package: models_test.go checks every
+// model against its header (SMALL, LARGE, EXPECT), and bench_test.go holds
+// the end-to-end go test -bench benchmarks. The harness that reads the
+// headers and runs the suite is mcvm/internal/bench (mcvm bench), which
+// reads these files at run time from the paths it is given; the product
+// packages and cmd/mcvm must not import this package (internal/depcheck).
 package benchmarks

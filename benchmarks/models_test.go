@@ -1,4 +1,4 @@
-package benchmarks
+package benchmarks_test
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 
 	"mcvm/asm"
 	"mcvm/explorer"
+	"mcvm/internal/bench"
 	"mcvm/por"
 	"mcvm/vm"
 )
@@ -15,7 +16,7 @@ import (
 // a search that stops at the first error gives the recorded verdict (and a
 // counterexample that replays).
 func TestModels_small(t *testing.T) {
-	models, err := LoadModels("models")
+	models, err := bench.LoadModels("models")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestModels_small(t *testing.T) {
 // BenchmarkModels checks each benchmark model completely at its SMALL
 // configuration, so that regressions show up in benchstat.
 func BenchmarkModels(b *testing.B) {
-	models, err := LoadModels("models")
+	models, err := bench.LoadModels("models")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestModels_defaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("thesis-sized models")
 	}
-	models, err := LoadModels("models")
+	models, err := bench.LoadModels("models")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestModels_large(t *testing.T) {
 	if testing.Short() {
 		t.Skip("thesis-sized models")
 	}
-	models, err := LoadModels("models")
+	models, err := bench.LoadModels("models")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"mcvm/asm"
-	"mcvm/benchmarks"
 	"mcvm/explorer"
+	benchmarks "mcvm/internal/bench"
 	"mcvm/internal/progen"
 	"mcvm/por"
 	"mcvm/vm"

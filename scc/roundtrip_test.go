@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"mcvm/asm"
-	"mcvm/benchmarks"
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	benchmarks "mcvm/internal/bench"
 	"mcvm/scc"
 	"mcvm/vm"
 )

@@ -3,24 +3,16 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"mcvm/asm"
-	"mcvm/benchmarks"
-	"mcvm/benchmarks/jpfreport"
+	"mcvm/internal/bench"
+	"mcvm/internal/jpfreport"
 	"mcvm/por"
-	"mcvm/vm"
 )
 
 const benchAbout = `Runs the benchmark suite (the models in --dir, or those named by --models)
@@ -68,29 +60,32 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
 	}
-	var storeArgs []string
+	var checkArgs []string
 	if _, err := parseGC(*gcName); err != nil {
 		return fail(stderr, "bench", err)
 	}
 	if !*chain {
-		storeArgs = append(storeArgs, "--chain=false")
+		checkArgs = append(checkArgs, "--chain=false")
 	}
 	if !*sleep {
-		storeArgs = append(storeArgs, "--sleep=false")
+		checkArgs = append(checkArgs, "--sleep=false")
 	}
 	if *dead {
-		storeArgs = append(storeArgs, "--dead-locals")
+		checkArgs = append(checkArgs, "--dead-locals")
 	}
 	if *hashCompact {
-		storeArgs = append(storeArgs, "--hash-compact")
+		checkArgs = append(checkArgs, "--hash-compact")
 	}
 	if *bitstate != 0 {
-		storeArgs = append(storeArgs, "--bitstate", strconv.Itoa(*bitstate))
+		checkArgs = append(checkArgs, "--bitstate", strconv.Itoa(*bitstate))
 	}
 	if fs.Changed("collapse") {
-		storeArgs = append(storeArgs, "--collapse="+strconv.FormatBool(*collapse))
+		checkArgs = append(checkArgs, "--collapse="+strconv.FormatBool(*collapse))
 	}
 	if _, _, err := storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), 0); err != nil {
+		return fail(stderr, "bench", err)
+	}
+	if _, err := parseMemoryLimit(*memLimit); err != nil {
 		return fail(stderr, "bench", err)
 	}
 	if *small && *large {
@@ -109,25 +104,16 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "bench", fmt.Errorf("--por: %w", err))
 		}
 	}
-	suite, err := benchmarks.LoadModels(*dir)
+	suite, err := bench.LoadModels(*dir)
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
 	if len(*models) > 0 {
-		byName := map[string]*benchmarks.Model{}
-		for _, m := range suite {
-			byName[m.Name] = m
-		}
-		suite = suite[:0]
-		for _, name := range *models {
-			m, ok := byName[name]
-			if !ok {
-				return fail(stderr, "bench", fmt.Errorf("--models: no model %q in %s", name, *dir))
-			}
-			suite = append(suite, m)
+		if suite, err = bench.Select(suite, *models); err != nil {
+			return fail(stderr, "bench", fmt.Errorf("--models: %w in %s", err, *dir))
 		}
 	}
-	overrides, err := parseSets(*sets, suite)
+	overrides, err := bench.ParseSets(*sets, suite)
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
@@ -144,9 +130,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		logs[name] = r
 		*compare = true
 	}
-	var pub *publishedFigures
+	var pub *bench.Published
 	if *compare {
-		if pub, err = loadPublished(*published); err != nil {
+		data, err := readInput(*published)
+		if err != nil {
+			return fail(stderr, "bench", err)
+		}
+		if pub, err = bench.ParsePublished(*published, data); err != nil {
 			return fail(stderr, "bench", err)
 		}
 	}
@@ -154,460 +144,43 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
-	var rows []benchRow
-	for _, m := range suite {
-		defs := map[string]int64{}
-		var cfg map[string]int64
-		size := "thesis"
-		switch {
-		case *small:
-			cfg, size = m.Small.Defines, "SMALL"
-		case *large:
-			cfg = m.Large.Defines
-			if len(cfg) > 0 {
-				size = "LARGE"
-			}
-		}
-		for k, v := range cfg {
-			defs[k] = v
-		}
-		if len(overrides[m.Name]) > 0 {
-			size = "--set"
-		}
-		for k, v := range overrides[m.Name] {
-			defs[k] = v
-		}
-		var first int64
-		symArgs := storeArgs
-		if *symmetry {
-			p, err := asm.AssembleFile(m.Path, asm.Options{Defines: defs})
-			if err != nil {
-				return fail(stderr, "bench", err)
-			}
-			if _, _, found := vm.ThreadIDUse(p); !found {
-				symArgs = append(slices.Clip(storeArgs), "--symmetry")
-			}
-		}
-		for i, pm := range *porModes {
-			args := symArgs
-			if !*sii && strings.Contains(pm, "dpor") {
-				args = append(slices.Clip(symArgs), "--sii=false")
-			}
-			if !strings.Contains(pm, "dpor") && fs.Changed("gc") {
-				args = append(slices.Clip(args), "--gc="+*gcName)
-			}
-			if strings.Contains(pm, "dpor") && *symmetry {
-				return fail(stderr, "bench", fmt.Errorf("--symmetry does not combine with dpor"))
-			}
-			row, err := benchModel(self, m, defs, pm, *repeat, *timeLimit, *maxStates, *memLimit, args)
-			if err != nil {
-				return fail(stderr, "bench", err)
-			}
-			row.Size = size
-			if i == 0 {
-				first = row.States
-			} else if row.States > 0 && row.Limit == "" {
-				row.Reduction = float64(first) / float64(row.States)
-			}
-			if pub != nil {
-				row.Published = pub.match(m.Name, row)
-			}
-			row.JPF = logs[m.Name]
-			rows = append(rows, row)
-			if *format == "text" && isTerminal(os.Stderr) {
-				fmt.Fprintf(stderr, "mcvm bench: %s --por=%s done (%s, %.1f s)\n", m.Name, pm, row.Verdict, row.TimeS)
-			}
+	o := bench.Options{
+		Exe:         self,
+		ToolFailure: exitUsage,
+		Overrides:   overrides,
+		POR:         *porModes,
+		Repeat:      *repeat,
+		TimeLimit:   *timeLimit,
+		MaxStates:   *maxStates,
+		MemoryLimit: *memLimit,
+		CheckArgs:   checkArgs,
+		Symmetry:    *symmetry,
+		NoSII:       !*sii,
+		Published:   pub,
+		JPF:         logs,
+	}
+	switch {
+	case *small:
+		o.Size = bench.SizeSmall
+	case *large:
+		o.Size = bench.SizeLarge
+	}
+	if fs.Changed("gc") {
+		o.GC = *gcName
+	}
+	if *format == "text" && isTerminal(os.Stderr) {
+		o.Progress = func(row bench.Row) {
+			fmt.Fprintf(stderr, "mcvm bench: %s --por=%s done (%s, %.1f s)\n", row.Model, row.POR, row.Verdict, row.TimeS)
 		}
 	}
-	printBench(stdout, *format, rows, pub)
-	return exitOK
-}
-
-// parseSets reads --set values into per-model overrides.
-func parseSets(sets []string, suite []*benchmarks.Model) (map[string]map[string]int64, error) {
-	out := map[string]map[string]int64{}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		x, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("--set %q: want NAME=VALUE or MODEL.NAME=VALUE with an integer value", s)
-		}
-		model, name, scoped := strings.Cut(k, ".")
-		if !scoped {
-			model, name = "", k
-		}
-		used := false
-		for _, m := range suite {
-			if scoped && m.Name != model {
-				continue
-			}
-			for _, c := range m.Consts {
-				if c.Name == name {
-					if out[m.Name] == nil {
-						out[m.Name] = map[string]int64{}
-					}
-					out[m.Name][name] = x
-					used = true
-				}
-			}
-		}
-		if !used {
-			return nil, fmt.Errorf("--set %q: no selected model has a parameter %s", s, name)
-		}
-	}
-	return out, nil
-}
-
-// benchRow is one model's result.
-type benchRow struct {
-	Model         string             `json:"model"`
-	Params        string             `json:"params"`
-	Size          string             `json:"size"` // thesis (the defaults), LARGE, SMALL or --set
-	POR           string             `json:"por"`
-	Symmetry      bool               `json:"symmetry,omitempty"`    // run with --symmetry
-	DeadLocals    bool               `json:"dead_locals,omitempty"` // run with --dead-locals
-	GC            string             `json:"gc,omitempty"`          // the collector, when the run collects
-	Freed         int64              `json:"freed_objects,omitempty"`
-	Reduction     float64            `json:"reduction,omitempty"` // states of the first --por mode over this one's
-	Verdict       string             `json:"verdict"`
-	Limit         string             `json:"limit,omitempty"`
-	States        int64              `json:"states"`
-	Transitions   int64              `json:"transitions"`
-	TransPerState float64            `json:"transitions_per_state"`
-	MaxDepth      int                `json:"max_depth"`
-	Errors        int64              `json:"errors"`
-	TimeS         float64            `json:"time_s"`
-	PeakMemoryMB  float64            `json:"peak_memory_mb"`
-	StatesPerS    float64            `json:"states_per_s"`
-	Published     []publishedFigure  `json:"published,omitempty"`
-	JPF           *jpfreport.Report  `json:"jpf_log,omitempty"`
-	defines       map[string]int64   // for matching published configurations
-	consts        []benchmarks.Const // the model's parameters
-}
-
-// porLabel is the row's reduction for the tables: the --por mode,
-// +symmetry when the model ran with --symmetry, and the collector when it
-// is not the default.
-func (r *benchRow) porLabel() string {
-	l := r.POR
-	if r.Symmetry {
-		l += "+symmetry"
-	}
-	if r.DeadLocals {
-		l += "+dead"
-	}
-	if r.GC != "" && r.GC != vm.GCMarkSweep.String() {
-		l += " gc=" + r.GC
-	}
-	return l
-}
-
-// benchModel checks one model repeat times in child processes.
-func benchModel(self string, m *benchmarks.Model, defs map[string]int64, porMode string, repeat int, limit time.Duration, maxStates int, memLimit string, storeArgs []string) (benchRow, error) {
-	row := benchRow{Model: m.Name, Params: m.Params(defs), POR: porMode, defines: defs, consts: m.Consts}
-	args := []string{"check", "--continue", "--json", "--no-progress", "--por", porMode, "--time-limit", limit.String(), "--memory-limit", memLimit}
-	if maxStates > 0 {
-		args = append(args, "--max-states", strconv.Itoa(maxStates))
-	}
-	args = append(args, storeArgs...)
-	names := make([]string, 0, len(defs))
-	for k := range defs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		args = append(args, "-D", k+"="+strconv.FormatInt(defs[k], 10))
-	}
-	args = append(args, m.Path)
-	var times []float64
-	for i := 0; i < repeat; i++ {
-		cmd := exec.Command(self, args...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		if cmd.ProcessState == nil || (err != nil && cmd.ProcessState.ExitCode() == exitUsage) {
-			return row, fmt.Errorf("%s: %v %s", m.Name, err, strings.TrimSpace(errb.String()))
-		}
-		var r struct {
-			Verdict     string  `json:"verdict"`
-			Limit       string  `json:"limit"`
-			States      int64   `json:"states"`
-			Transitions int64   `json:"transitions"`
-			MaxDepth    int     `json:"max_depth"`
-			Errors      int64   `json:"errors"`
-			ElapsedS    float64 `json:"elapsed_s"`
-			Symmetry    bool    `json:"symmetry"`
-			DeadLocals  bool    `json:"dead_locals"`
-			GC          string  `json:"gc"`
-			Freed       int64   `json:"freed_objects"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-			return row, fmt.Errorf("%s: unreadable output of mcvm check: %v", m.Name, err)
-		}
-		row.Verdict, row.Limit, row.States, row.Transitions = r.Verdict, r.Limit, r.States, r.Transitions
-		row.MaxDepth, row.Errors, row.Symmetry, row.DeadLocals = r.MaxDepth, r.Errors, r.Symmetry, r.DeadLocals
-		row.GC, row.Freed = r.GC, r.Freed
-		times = append(times, r.ElapsedS)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			if mb := float64(ru.Maxrss) / 1024; mb > row.PeakMemoryMB {
-				row.PeakMemoryMB = mb
-			}
-		}
-	}
-	sort.Float64s(times)
-	row.TimeS = times[len(times)/2]
-	if row.States > 0 {
-		row.TransPerState = float64(row.Transitions) / float64(row.States)
-	}
-	if row.TimeS > 0 {
-		row.StatesPerS = float64(row.States) / row.TimeS
-	}
-	return row, nil
-}
-
-// publishedFigures is benchmarks/jpf-published.json.
-type publishedFigures struct {
-	Sources map[string]struct {
-		Table    string `json:"table"`
-		Tool     string `json:"tool"`
-		Hardware string `json:"hardware"`
-	} `json:"sources"`
-	Programs map[string]struct {
-		Parameters string `json:"parameters"`
-	} `json:"programs"`
-	Figures []map[string]any `json:"figures"`
-}
-
-// publishedFigure is a published JPF (or MoonWalker) result for a model.
-type publishedFigure struct {
-	Source        string   `json:"source"`
-	Tool          string   `json:"tool"`
-	Params        string   `json:"params"`
-	Variant       string   `json:"variant,omitempty"`
-	States        *float64 `json:"states,omitempty"`
-	TransPerState *float64 `json:"transitions_per_state,omitempty"`
-	TimeS         *float64 `json:"time_s,omitempty"`
-	MemoryMB      *float64 `json:"memory_mb,omitempty"`
-	MaxDepth      *float64 `json:"max_depth,omitempty"`
-	SameParams    bool     `json:"same_params"`
-}
-
-func loadPublished(path string) (*publishedFigures, error) {
-	data, err := readInput(path)
+	rows, err := bench.Run(suite, o)
 	if err != nil {
-		return nil, err
+		return fail(stderr, "bench", err)
 	}
-	var p publishedFigures
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	if *format == "json" {
+		writeJSON(stdout, map[string]any{"rows": rows})
+	} else {
+		bench.WriteTables(stdout, *format == "markdown", *compare, rows)
 	}
-	return &p, nil
-}
-
-// comparedSources are the tables whose rows describe whole verification
-// runs of JPF on the same programs: the thesis's Table 3.1, and MoonWalker's
-// Tables 7 and 8 (JPF beside MoonWalker on MolDyn and RayTracer).
-var comparedSources = []string{"taleghani-thesis-t3.1", "nguyen-ruys-moonwalker-t7", "nguyen-ruys-moonwalker-t8"}
-
-// match returns the published figures for model name from the compared
-// tables, noting whether they were measured at the same parameters.
-func (p *publishedFigures) match(name string, row benchRow) []publishedFigure {
-	var out []publishedFigure
-	for _, src := range comparedSources {
-		for _, f := range p.Figures {
-			if f["program"] != name || f["source"] != src {
-				continue
-			}
-			pf := publishedFigure{Source: p.Sources[src].Table, Tool: str(f["tool"]), Params: str(f["params"]), Variant: str(f["variant"])}
-			pf.States, pf.TransPerState, pf.TimeS = num(f["states"]), num(f["transitions_per_state"]), num(f["time_s"])
-			pf.MemoryMB, pf.MaxDepth = num(f["memory_mb"]), num(f["max_depth"])
-			pf.SameParams = pf.Params == row.jgfParams() || row.sameThesisParams(pf.Params)
-			out = append(out, pf)
-		}
-	}
-	return out
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func num(v any) *float64 {
-	if f, ok := v.(float64); ok {
-		return &f
-	}
-	return nil
-}
-
-// sameThesisParams reports whether published parameters such as "5,4,4"
-// are the values of the row's leading parameters.
-func (r *benchRow) sameThesisParams(published string) bool {
-	var vals []string
-	for _, c := range r.consts {
-		v := c.Value
-		if x, ok := r.defines[c.Name]; ok {
-			v = strconv.FormatInt(x, 10)
-		}
-		vals = append(vals, v)
-		if strings.Join(vals, ",") == published {
-			return true
-		}
-	}
-	return false
-}
-
-// jgfParams renders THREADS-SIZE as MoonWalker's tables do (e.g. "2-1").
-func (r *benchRow) jgfParams() string {
-	get := func(name string) string {
-		if x, ok := r.defines[name]; ok {
-			return strconv.FormatInt(x, 10)
-		}
-		for _, c := range r.consts {
-			if c.Name == name {
-				return c.Value
-			}
-		}
-		return ""
-	}
-	t, s := get("THREADS"), get("SIZE")
-	if t == "" || s == "" {
-		return ""
-	}
-	return t + "-" + s
-}
-
-func printBench(w io.Writer, format string, rows []benchRow, pub *publishedFigures) {
-	if format == "json" {
-		writeJSON(w, map[string]any{"rows": rows})
-		return
-	}
-	md := format == "markdown"
-	header := []string{"model", "params", "size", "por", "verdict", "states", "transitions", "trans/state", "max depth", "time (s)", "peak MB", "states/s", "reduction"}
-	var table [][]string
-	for _, r := range rows {
-		verdict := r.Verdict
-		if r.Limit != "" {
-			verdict += " (" + r.Limit + ")"
-		}
-		red := "-"
-		if r.Reduction > 0 {
-			red = fmt.Sprintf("%.1fx", r.Reduction)
-		}
-		table = append(table, []string{r.Model, r.Params, r.Size, r.porLabel(), verdict, itoa(r.States), itoa(r.Transitions),
-			fmt.Sprintf("%.2f", r.TransPerState), strconv.Itoa(r.MaxDepth), fmt.Sprintf("%.2f", r.TimeS),
-			fmt.Sprintf("%.0f", r.PeakMemoryMB), fmt.Sprintf("%.0f", r.StatesPerS), red})
-	}
-	writeTable(w, md, header, table)
-	if pub == nil {
-		return
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Published figures (JPF unless the tool says otherwise) and ratios mcvm/published.")
-	fmt.Fprintln(w, "Their times come from older hardware: the thesis used a Pentium 4 3.2 GHz with 1.5 GB (Windows XP),")
-	fmt.Fprintln(w, "MoonWalker's paper 2.4 GHz machines with 2 GB. Both tools use (different) partial-order reductions,")
-	fmt.Fprintln(w, "so states and times are not like for like: compare states and transitions per state first.")
-	fmt.Fprintln(w, "mcvm's MolDyn and RayTracer are small fixed-point versions of the JGF kernels: THREADS-SIZE names the")
-	fmt.Fprintln(w, "configuration, not the same amount of data as MoonWalker's runs.")
-	fmt.Fprintln(w)
-	header = []string{"model", "source", "tool", "their params", "same params", "their states", "states ratio", "their trans/state", "their time (s)", "time ratio", "their MB"}
-	table = nil
-	for _, r := range rows {
-		same := false
-		for _, p := range r.Published {
-			same = same || p.SameParams
-		}
-		for _, p := range r.Published {
-			if same && !p.SameParams {
-				continue // show the configurations that match ours, when some do
-			}
-			table = append(table, []string{r.Model + " (" + r.porLabel() + ")", p.Source, p.Tool + variantSuffix(p.Variant), p.Params, yesNo(p.SameParams),
-				optNum(p.States, "%.0f"), ratio(float64(r.States), p.States), optNum(p.TransPerState, "%.2f"),
-				optNum(p.TimeS, "%.0f"), ratio(r.TimeS, p.TimeS), optNum(p.MemoryMB, "%.0f")})
-		}
-		if j := r.JPF; j != nil {
-			st := float64(j.StatesNew)
-			tr := "-"
-			if j.StatesNew > 0 && j.StatesVisited >= 0 {
-				tr = fmt.Sprintf("%.2f", float64(j.StatesNew+j.StatesVisited)/float64(j.StatesNew))
-			}
-			table = append(table, []string{r.Model + " (" + r.porLabel() + ")", "your JPF report", "JPF " + j.Version, j.Target, "?",
-				itoa(j.StatesNew), ratio(float64(r.States), &st), tr, fmt.Sprintf("%.0f", j.ElapsedS),
-				ratio(r.TimeS, &j.ElapsedS), fmt.Sprintf("%.0f", j.MaxMemoryMB)})
-		}
-	}
-	if len(table) == 0 {
-		fmt.Fprintln(w, "(no published figures for these models)")
-		return
-	}
-	writeTable(w, md, header, table)
-}
-
-func variantSuffix(v string) string {
-	if v == "" {
-		return ""
-	}
-	if i := strings.IndexAny(v, ":("); i > 0 {
-		v = v[:i]
-	}
-	return " [" + strings.TrimSpace(v) + "]"
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func optNum(v *float64, f string) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf(f, *v)
-}
-
-func ratio(ours float64, theirs *float64) string {
-	if theirs == nil || *theirs <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", ours / *theirs)
-}
-
-func itoa(x int64) string { return strconv.FormatInt(x, 10) }
-
-// writeTable prints aligned text columns or a markdown table.
-func writeTable(w io.Writer, md bool, header []string, rows [][]string) {
-	if md {
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
-		for _, r := range rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-		}
-		return
-	}
-	width := make([]int, len(header))
-	for i, h := range header {
-		width[i] = len(h)
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			if len(c) > width[i] {
-				width[i] = len(c)
-			}
-		}
-	}
-	line := func(cells []string) {
-		var b strings.Builder
-		for i, c := range cells {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			fmt.Fprintf(&b, "%-*s", width[i], c)
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-	line(header)
-	for _, r := range rows {
-		line(r)
-	}
+	return exitOK
 }

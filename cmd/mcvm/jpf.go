@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"mcvm/benchmarks/jpfreport"
+	"mcvm/internal/jpfreport"
 )
 
 const jpfAbout = `Parses the report Java PathFinder prints at the end of a run (its

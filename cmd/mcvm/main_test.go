@@ -488,7 +488,7 @@ func TestBench(t *testing.T) {
 	t.Setenv("MCVM_TEST_AS_MAIN", "1")
 	code, out, stderr := runMain("bench", "--dir", "../../benchmarks/models", "--models", "philo,philo_ok", "--small", "--por", "none,all",
 		"--format", "json", "--compare", "--published", "../../benchmarks/jpf-published.json",
-		"--jpf-log", "philo=../../benchmarks/jpfreport/testdata/DiningPhil-3-first-error.log")
+		"--jpf-log", "philo=../../internal/jpfreport/testdata/DiningPhil-3-first-error.log")
 	if code != exitOK {
 		t.Fatalf("bench: exit %d: %s", code, stderr)
 	}
@@ -550,7 +550,7 @@ func TestBench(t *testing.T) {
 }
 
 func TestJPFReport(t *testing.T) {
-	code, out, _ := runMain("jpf-report", "--json", "../../benchmarks/jpfreport/testdata/DiningPhil-6-multiple-errors.log")
+	code, out, _ := runMain("jpf-report", "--json", "../../internal/jpfreport/testdata/DiningPhil-6-multiple-errors.log")
 	var r map[string]any
 	if code != exitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("jpf-report --json: exit %d\n%s", code, out)

@@ -14,6 +14,14 @@ var forbidden = map[string][]string{
 	"mcvm/vm":       {"mcvm/asm", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
 	"mcvm/explorer": {"mcvm/asm", "mcvm/por", "mcvm/scc"},
 	"mcvm/scc":      {"mcvm/asm", "mcvm/por"},
+	// The product binary does not depend on the directory of models,
+	// figures and scripts; its harness is internal/bench.
+	"mcvm/cmd/mcvm": {"mcvm/benchmarks"},
+	// The harness drives the checker through mcvm check in child processes.
+	"mcvm/internal/bench": {"mcvm/benchmarks", "mcvm/explorer", "mcvm/por", "mcvm/scc"},
+	// The JPF report parser is a leaf.
+	"mcvm/internal/jpfreport": {"mcvm/bytecode", "mcvm/asm", "mcvm/heap", "mcvm/vm", "mcvm/explorer", "mcvm/por", "mcvm/scc",
+		"mcvm/benchmarks", "mcvm/internal/bench"},
 }
 
 // allowedExternal are the third-party modules mcvm may use (RATIONALE.md).

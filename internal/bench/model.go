@@ -1,6 +1,6 @@
 // The benchmark models and their header annotations.
 
-package benchmarks
+package bench
 
 import (
 	"bufio"
@@ -85,6 +85,12 @@ func LoadModel(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseModel(path, data)
+}
+
+// ParseModel reads the header of a model whose source is data; path names
+// it in the Model and in errors.
+func ParseModel(path string, data []byte) (*Model, error) {
 	m := &Model{Name: strings.TrimSuffix(filepath.Base(path), ".mcasm"), Path: path}
 	var params []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -192,4 +198,60 @@ func parseConfig(s string) (Config, error) {
 		return c, fmt.Errorf("want verdict=, states= and transitions=")
 	}
 	return c, nil
+}
+
+// Select returns the models of suite with the given names, in the order
+// of names.
+func Select(suite []*Model, names []string) ([]*Model, error) {
+	byName := map[string]*Model{}
+	for _, m := range suite {
+		byName[m.Name] = m
+	}
+	var out []*Model
+	for _, name := range names {
+		m, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("no model %q", name)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ParseSets reads parameter settings (mcvm bench --set) into overrides per
+// model name: NAME=VALUE sets the parameter of every model of suite that
+// has it, MODEL.NAME=VALUE only MODEL's. A setting that no model of suite
+// takes is an error.
+func ParseSets(sets []string, suite []*Model) (map[string]map[string]int64, error) {
+	out := map[string]map[string]int64{}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		x, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("--set %q: want NAME=VALUE or MODEL.NAME=VALUE with an integer value", s)
+		}
+		model, name, scoped := strings.Cut(k, ".")
+		if !scoped {
+			model, name = "", k
+		}
+		used := false
+		for _, m := range suite {
+			if scoped && m.Name != model {
+				continue
+			}
+			for _, c := range m.Consts {
+				if c.Name == name {
+					if out[m.Name] == nil {
+						out[m.Name] = map[string]int64{}
+					}
+					out[m.Name][name] = x
+					used = true
+				}
+			}
+		}
+		if !used {
+			return nil, fmt.Errorf("--set %q: no selected model has a parameter %s", s, name)
+		}
+	}
+	return out, nil
 }

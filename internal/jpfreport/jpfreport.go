@@ -1,12 +1,5 @@
-// Package jpfreport parses the report Java PathFinder prints at the end of
-// a run: its statistics block and its list of errors, in the layout of JPF
-// v8 (jpf-core) and of the older v4-v7 releases, so that mcvm's figures can
-// be put beside JPF's for the same program.
-//
-// A report is divided into sections by lines of '=' characters followed by
-// the section's name ("statistics", "results", "error 1", ...). Parse
-// needs a statistics section; everything else is optional. Parse never
-// panics, and its work and memory are linear in the input.
+// The parser of Java PathFinder's end-of-run report.
+
 package jpfreport
 
 import (
