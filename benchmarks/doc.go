@@ -11,4 +11,7 @@
 // headers and runs the suite is mcvm/internal/bench (mcvm bench), which
 // reads these files at run time from the paths it is given; the product
 // packages and cmd/mcvm must not import this package (internal/depcheck).
+// pgo.sh remakes cmd/mcvm/default.pgo, the profile the command is built
+// with, from mcvm's own searches; engine-diff.py compares two builds'
+// verdicts, counts, traces and scripts.
 package benchmarks

@@ -1,13 +1,24 @@
 // Package bytecode defines mcvm's instruction set and program format: the
 // opcode table (mnemonics, operands, stack effects, scheduling-point flags),
 // Program with its classes, fields, statics, methods, exception tables and
-// pc-to-source line tables, the versioned .mcb binary encoding, and Verify,
-// which establishes the invariants the virtual machine relies on.
+// pc-to-source line tables, the versioned .mcb binary encoding, Verify,
+// which establishes the invariants the virtual machine relies on, and
+// LiveLocals, the liveness of local variables for dead variable reduction.
+//
+// The opcode table (opcode.go) is the one description of every opcode:
+// the assembler, the disassembler, Verify, the vm's decoder and package
+// por's analyses read it, and docs/isa.md is generated from it
+// (ISAMarkdown; a test keeps the file equal to the output). Encode writes
+// the lowest .mcb format version that holds a program (version 1 unless
+// it uses structured exception handling beyond catch handlers), so files,
+// digests and trails of programs without it stay valid; Decode reads both.
 //
 // Invariants: a Program returned by Decode, or accepted by Verify, has every
-// operand in range, consistent stack depths, and the built-in classes at
-// indices 0..NumBuiltins-1. Decode never panics and never allocates more
-// than a small multiple of its input's length.
+// operand in range, consistent stack depths, well-nested protected regions
+// whose handler blocks are entered only by the exception mechanism, no
+// static synchronized method, and the built-in classes at indices
+// 0..NumBuiltins-1. Decode never panics and never allocates more than a
+// small multiple of its input's length.
 //
 // This package is a leaf: it imports nothing from mcvm.
 package bytecode

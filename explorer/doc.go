@@ -3,15 +3,61 @@
 // states with an exact visited set (Store, or CollapseStore with collapse
 // compression) or a lossy one (hash compaction, bitstate hashing),
 // detection of deadlocks, assertion and invariant violations and uncaught
-// exceptions, limits on states, depth and time, and counterexamples as
-// replayable paths (Replay, trail files).
+// exceptions, limits on states, depth, time and memory, and
+// counterexamples as replayable paths (Replay, trail files). Partial-order
+// reduction takes part through the interfaces Reducer, Dynamic and
+// Sleeper, search-carrying code through Options.OnTransition and
+// OnBacktrack. docs/design.md, "The search", gives the reasons.
+//
+// Files: search.go (the two loops, chains, sleep sets, provisos), ahead.go
+// (lookahead), store.go, collapse.go and compact.go (the visited sets),
+// trace.go (Replay, trails, counterexamples under symmetry), and
+// pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
+//
+// The depth-first stack. A level keeps a vm.Snapshot when it has two
+// transitions or more (with chains and a lossy store also with one: a
+// chain that faults in a reduced state makes the search restore it). The
+// first DeltaSnapDepth levels copy the heap whole; deeper ones keep
+// reverse deltas (vm.Machine.SaveDelta), which must be a suffix of the
+// path. Levels from 2^17 on keep no snapshot and decode their state from
+// the exact store, or from their own encoding, kept on a byte stack, with
+// a lossy store. With the collapse store only the top snapWindow (4,096)
+// levels keep snapshots; a level further below gives its snapshot up and,
+// when the search comes back to it with transitions left, decodes its
+// state from the store and saves it again. Three rules keep that sound:
+// levels are evicted from the bottom up, so a decoded level has no delta
+// below it and the machine forgets its shadow (ForgetShadow) and saves it
+// whole; an evicted snapshot's memory is saved into again at other
+// levels, so vm.Machine.Release drops its copies of threads and detaches
+// the snapshot above it; a popped level's snapshot goes with the spares
+// too. The exact store, whose point is speed, keeps every snapshot to
+// 2^17. With Dynamic every level keeps a snapshot and there is no window:
+// dynamic reduction compares raw references along the path, which only
+// raw snapshots preserve; for the same reason it collects no garbage.
+//
+// Memory. Growing a table is one allocation as large as all before it,
+// which the sampled limit check could see too late, so a store first asks
+// whether the process would pass Options.MemoryLimit; if so it does not
+// grow, reports full, and the search ends at its next step with verdict
+// limit ("memory"), the table still having room (the exact store is at
+// most half full, hash compaction 13/16). Collapse's pools and state table
+// grow anyway at 15/16, since one state can bring many components before
+// the search looks. A replaced table or index of 1 MiB or more is given
+// back at once (debug.FreeOSMemory), and on Linux the old table's pages
+// are dropped as its slots move (MADV_DONTNEED), so two tables are never
+// both resident at the peak; tables of 64 MiB or more ask for transparent
+// huge pages (MADV_HUGEPAGE), which Go's heap does not. The bitstate array
+// is allocated once, at its full size.
 //
 // Invariants: with an exact store two states are the same only if their
 // canonical encodings are equal byte for byte; fingerprints
-// (vm.Machine.Fingerprint, combined from the encoding's components) only
-// choose hash buckets and identify states in reports, and are identical
-// on every run, search order and machine.
+// (vm.Machine.Fingerprint) only choose hash buckets, are all a lossy store
+// keeps, and identify states in reports, identical on every run, search
+// order and machine. Lookahead, garbage collection, snapshot windows and
+// the choice among exact stores change no state, transition, error or
+// path a search reports, only its cost; differential tests hold them to
+// that (TestDFS_lookahead, TestCollapse_vsExact, TestStorage_lossyVsExact).
 //
-// explorer imports vm and bytecode; it must not import por, scc or cmd: it
-// declares what it consumes and cmd/mcvm wires implementations in.
+// explorer imports vm, heap and bytecode; it must not import por, scc or
+// cmd: it declares what it consumes and cmd/mcvm wires implementations in.
 package explorer
