@@ -8,8 +8,7 @@ For each model with a "; SMALL" line and each reduction (default
 P --continue --script`) and prints a Markdown row: the transitions, both
 files' sizes, their ratio and the new bytes per transition. Sizes only, so
 it may run beside other work. Used to measure a change of the script
-format (benchmarks/RESULTS.md, "Threads coded against the state's previous
-transition").
+format (benchmarks/RESULTS.md, "Script size").
 """
 import json, os, subprocess, sys, tempfile
 

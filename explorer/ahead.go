@@ -34,8 +34,8 @@ import "mcvm/vm"
 // no restore either (91% of them on the philosophers). A kept lookahead is
 // short: a slot is then asked for less time before it is read, and the
 // visited set's lookup is again a large share of the time (two
-// transitions ahead did not help, benchmarks/RESULTS.md, nineteenth
-// session).
+// transitions ahead did not help, benchmarks/RESULTS.md, "Tried and
+// left").
 //
 // It applies to the plain depth-first search with a lossy store (hash
 // compaction, bitstate) on a processor with a prefetch instruction: no

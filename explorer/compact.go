@@ -97,7 +97,7 @@ const releaseBytes = 1 << 20
 // next cycle but keep its pages resident for a while, so the next growth
 // found the garbage of every earlier one still there: with fingerprints
 // only that garbage was a quarter of the peak memory (philosophers N = 9:
-// 104 MiB against 81 MiB with this; benchmarks/RESULTS.md, issue 4). A
+// 104 MiB against 81 MiB with this). A
 // full collection that returns free pages to the system costs a few
 // milliseconds, once per growth of a table of a megabyte or more
 // (collapse's state table grows by half: left to the collector, the tables

@@ -42,12 +42,8 @@ var (
 // reverse delta (vm.Machine.SaveDelta) instead of a copy: a delta is a few
 // bytes per changed word instead of the whole heap, but it costs a
 // comparison of the heap per save, which a shallow search does not need to
-// pay (benchmarks/RESULTS.md, issue 4). Levels from it on are all deltas,
-// as SaveDelta requires. The certifier (package scc) keeps its stack the
-// same way. 256: since a new state's delta is taken from the write log
-// (vm's diffLogged), deltas from 256 instead of 1,024 cost 0.3% more
-// instructions on philo N = 8 with --hash-compact and 0.6 MiB less memory
-// (benchmarks/RESULTS.md, seventeenth session).
+// pay. Levels from it on are all deltas, as SaveDelta requires. The
+// certifier (package scc) keeps its stack the same way.
 const DeltaSnapDepth = 256
 
 // deltaSnapDepth is DeltaSnapDepth, a variable so that tests can move it.

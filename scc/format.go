@@ -54,8 +54,7 @@
 // scripts than version 2. Version 4 predicts each transition's thread from
 // its state's previous transition (expThread) instead of taking the previous
 // entry's: unreduced scripts 0.85x-1.00x the size of version 3's, reduced
-// ones 0.94x-1.06x (benchmarks/RESULTS.md, "Threads coded against the
-// state's previous transition").
+// ones 0.94x-1.06x (benchmarks/RESULTS.md, "Script size").
 
 package scc
 

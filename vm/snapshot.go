@@ -36,9 +36,9 @@ import (
 // and copies it to the active state. A delta costs a few bytes per word
 // its transitions changed instead of the whole heap, which is most of the
 // memory of a deep depth-first search, for a comparison of the heap per
-// save where Save copies it (benchmarks/RESULTS.md, issue 4). Deltas must
-// be a suffix of the path: once a snapshot on it is a delta, the later
-// ones until it is restored past are deltas too.
+// save where Save copies it (benchmarks/RESULTS.md, "Stores and SPIN").
+// Deltas must be a suffix of the path: once a snapshot on it is a delta,
+// the later ones until it is restored past are deltas too.
 type Snapshot struct {
 	clock   uint64
 	parent  *Snapshot     // a delta's parent

@@ -234,7 +234,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 
 // defaultCollapse is --collapse's default. Collapse compression cuts the
 // exact store to 0.13-0.35 but runs at 0.55-0.8 of its speed
-// (benchmarks/RESULTS.md, "Collapse compression"), so it is not the
+// (benchmarks/RESULTS.md, "Tried and left"), so it is not the
 // default.
 const defaultCollapse = false
 
