@@ -56,16 +56,12 @@ type prefetcher interface {
 	prefetch(fp uint64)
 }
 
-// lookaheadOn is false only for the tests that compare searches with
-// lookahead and without.
-var lookaheadOn = true
-
 // lookaheadFor returns the store's prefetcher if search s looks ahead
 // (see above), else nil.
 func (s *search) lookaheadFor() prefetcher {
 	o := &s.opts
 	pf, ok := s.store.(prefetcher)
-	if !ok || !havePrefetch || !lookaheadOn || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sleeping || s.chaining ||
+	if !ok || !havePrefetch || !s.tune.Lookahead || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sleeping || s.chaining ||
 		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || wantsTransitions(o.Listeners) {
 		return nil
 	}

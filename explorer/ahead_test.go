@@ -34,8 +34,7 @@ func (r lookaheadRun) equal(o lookaheadRun) bool {
 // searchLookahead searches m's program with lookahead on or off.
 func searchLookahead(t *testing.T, p *vm.Machine, opts explorer.Options, on bool) lookaheadRun {
 	t.Helper()
-	old := explorer.SetLookahead(on)
-	defer explorer.SetLookahead(old)
+	opts.Tuning = tuned(func(tu *explorer.Tuning) { tu.Lookahead = on })
 	var r lookaheadRun
 	opts.Listen(explorer.Funcs{OnState: func(id int32, fp uint64) { r.fps = append(r.fps, fp) }})
 	opts.Listen(explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {

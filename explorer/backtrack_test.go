@@ -24,14 +24,14 @@ func TestDFS_snapshotVsDecode(t *testing.T) {
 		p, path := md.prog, md.path
 		for _, g := range []vm.Granularity{vm.GranTransition, vm.GranInstruction} {
 			run := func(snapDepth int) ([]uint64, *explorer.Result) {
-				old := explorer.SetMaxSnapDepth(snapDepth)
-				defer explorer.SetMaxSnapDepth(old)
 				m, err := vm.New(p, vm.Options{Granularity: g})
 				if err != nil {
 					t.Fatal(err)
 				}
 				var fps []uint64
-				res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 50000, Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}})
+				res := explorer.Search(m, explorer.Options{Continue: true, MaxStates: 50000,
+					Tuning:    tuned(func(tu *explorer.Tuning) { tu.MaxSnapDepth = snapDepth }),
+					Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}})
 				return fps, res
 			}
 			a, ra := run(1 << 20)
@@ -77,8 +77,6 @@ func TestDFS_deltaSnapshots(t *testing.T) {
 	for _, md := range progs {
 		for _, dyn := range []bool{false, true} {
 			run := func(from int) ([]uint64, *explorer.Result) {
-				old := explorer.SetDeltaSnapDepth(from)
-				defer explorer.SetDeltaSnapDepth(old)
 				mode := por.None
 				if dyn {
 					mode = por.DPOR
@@ -87,7 +85,8 @@ func TestDFS_deltaSnapshots(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts := explorer.Options{Continue: true, MaxStates: 10000}
+				opts := explorer.Options{Continue: true, MaxStates: 10000,
+					Tuning: tuned(func(tu *explorer.Tuning) { tu.DeltaSnapDepth = from })}
 				if dyn {
 					opts.Dynamic = por.NewDynamic(por.New(md.prog, mode))
 				}
@@ -163,24 +162,23 @@ func TestDFS_snapWindow(t *testing.T) {
 			delta     int
 			store     explorer.Storage
 			por       bool
-			snapDepth int // maxSnapDepth, if not 0 (a window lifts it)
+			snapDepth int // Tuning.MaxSnapDepth, if not 0 (a window lifts it)
 		}{{0, explorer.StorageExact, false, 0}, {1 << 20, explorer.StorageExact, false, 0}, {0, explorer.StorageCollapse, false, 0},
 			{0, explorer.StorageExact, true, 0}, {0, explorer.StorageCollapse, false, 2}} {
 			run := func(window int) ([]uint64, *explorer.Result) {
-				old, oldExact := explorer.SetSnapWindow(window, true)
-				defer explorer.SetSnapWindow(old, oldExact)
-				oldDelta := explorer.SetDeltaSnapDepth(cfg.delta)
-				defer explorer.SetDeltaSnapDepth(oldDelta)
-				if cfg.snapDepth > 0 {
-					oldSnap := explorer.SetMaxSnapDepth(cfg.snapDepth)
-					defer explorer.SetMaxSnapDepth(oldSnap)
-				}
+				tune := tuned(func(tu *explorer.Tuning) {
+					tu.SnapWindow, tu.WindowExact, tu.DeltaSnapDepth = window, true, cfg.delta
+					if cfg.snapDepth > 0 {
+						tu.MaxSnapDepth = cfg.snapDepth
+					}
+				})
 				m, err := vm.New(p, vm.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				var fps []uint64
-				opts := explorer.Options{Continue: true, MaxStates: 5000, Storage: cfg.store, Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}}
+				opts := explorer.Options{Continue: true, MaxStates: 5000, Storage: cfg.store, Tuning: tune,
+					Listeners: []explorer.Listener{explorer.Funcs{OnState: func(id int32, fp uint64) { fps = append(fps, fp) }}}}
 				if cfg.por {
 					opts.Reducer, opts.Chain, opts.Sleep = por.New(p, por.All), true, true
 				}

@@ -54,7 +54,7 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 		}
 		c := s.trans[n0+i]
 		s.trans = s.trans[:n0]
-		if skipInvariants && !s.m.InvariantsChanged() {
+		if s.tune.SkipInvariants && !s.m.InvariantsChanged() {
 			// (As in check.)
 		} else if f := s.m.CheckInvariants(); f != nil {
 			s.record(f, -1, nil)

@@ -63,15 +63,12 @@ func diffCollapse(t *testing.T, name string, p *bytecode.Program, g vm.Granulari
 			if c.snap == 0 && base.Order == explorer.BFS || c.window > 0 && !delta {
 				continue
 			}
-			oldDelta := explorer.SetCollapseDelta(delta)
-			oldSnap := explorer.SetMaxSnapDepth(c.snap)
-			oldWindow, oldExact := explorer.SetSnapWindow(c.window, false)
 			opts := base
 			opts.Storage = explorer.StorageCollapse
+			opts.Tuning = tuned(func(tu *explorer.Tuning) {
+				tu.CollapseDelta, tu.MaxSnapDepth, tu.SnapWindow, tu.WindowExact = delta, c.snap, c.window, false
+			})
 			got := collapseSearch(t, p, g, opts)
-			explorer.SetCollapseDelta(oldDelta)
-			explorer.SetMaxSnapDepth(oldSnap)
-			explorer.SetSnapWindow(oldWindow, oldExact)
 			n := fmt.Sprintf("%s/delta=%v/snapdepth=%d/window=%d", name, delta, c.snap, c.window)
 			gr, wr := got.res, want.res
 			if !slices.Equal(got.fps, want.fps) || gr.Verdict != wr.Verdict || gr.Limit != wr.Limit ||

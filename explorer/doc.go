@@ -21,7 +21,7 @@
 // reverse deltas (vm.Machine.SaveDelta), which must be a suffix of the
 // path. Levels from 2^17 on keep no snapshot and decode their state from
 // the exact store, or from their own encoding, kept on a byte stack, with
-// a lossy store. With the collapse store only the top snapWindow (4,096)
+// a lossy store. With the collapse store only the top Tuning.SnapWindow (4,096)
 // levels keep snapshots; a level further below gives its snapshot up and,
 // when the search comes back to it with transitions left, decodes its
 // state from the store and saves it again. Three rules keep that sound:

@@ -63,13 +63,13 @@ func TestInvariants_skipMatchesFullCheck(t *testing.T) {
 		withInv++
 		for _, mode := range []por.Mode{por.None, por.All} {
 			run := func(skip bool) (map[string]bool, explorer.Stats) {
-				defer explorer.SetSkipInvariants(explorer.SetSkipInvariants(skip))
 				m, err := vm.New(p, mode.VMOptions(vm.Options{}))
 				if err != nil {
 					t.Fatal(err)
 				}
 				errs := map[string]bool{}
 				opts := explorer.Options{Continue: true, MaxStates: 200000, Chain: true, Sleep: true,
+					Tuning: tuned(func(tu *explorer.Tuning) { tu.SkipInvariants = skip }),
 					Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
 						errs[fmt.Sprintf("%s %d:%d %s %x", f.Kind, f.Method, f.PC, f.Msg, fp)] = true
 					}}}}

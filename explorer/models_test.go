@@ -8,6 +8,7 @@ import (
 
 	"mcvm/asm"
 	"mcvm/bytecode"
+	"mcvm/explorer"
 )
 
 // model is an assembled test model.
@@ -57,4 +58,11 @@ func loadExpect(t *testing.T, path string) (expectation, *bytecode.Program) {
 		t.Fatalf("AssembleFile(%q): %v", path, err)
 	}
 	return want, p
+}
+
+// tuned returns DefaultTuning changed by f, for Options.Tuning.
+func tuned(f func(*explorer.Tuning)) *explorer.Tuning {
+	tu := explorer.DefaultTuning()
+	f(&tu)
+	return &tu
 }

@@ -138,6 +138,9 @@ type Options struct {
 	// rewritten into the ids of a plain run, so it replays without
 	// symmetry.
 	Symmetry bool
+	// Tuning, if set, replaces DefaultTuning: settings for differential
+	// tests and measurements only.
+	Tuning *Tuning
 }
 
 // Stats are a search's figures.

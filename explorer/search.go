@@ -39,7 +39,7 @@ func Search(m *vm.Machine, opts Options) *Result {
 // violation (otherwise such a search stops at the first violation and
 // Search starts it again with taint).
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
-	s := &search{m: m, opts: opts, start: start, loaded: -1, lis: newListeners(opts.Listeners)}
+	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: newListeners(opts.Listeners)}
 	switch opts.Storage {
 	case StorageHashCompact:
 		s.store = newCompactStore(opts.MemoryLimit)
@@ -52,7 +52,7 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 		s.store = bs
 	case StorageCollapse:
 		c := NewCollapseStore()
-		c.SetDelta(collapseDelta)
+		c.SetDelta(s.tune.CollapseDelta)
 		c.SetMemoryLimit(opts.MemoryLimit)
 		s.exact, s.store, s.collapse = c, c, c
 	default:
@@ -76,10 +76,10 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 			s.tainting, s.optimistic = taint, !taint
 		}
 	}
-	if opts.Order == DFS && (s.collapse != nil || windowExact && s.exact != nil) && opts.Dynamic == nil {
+	if opts.Order == DFS && (s.collapse != nil || s.tune.WindowExact && s.exact != nil) && opts.Dynamic == nil {
 		// (Dynamic reduction compares raw references along the path,
 		// which only snapshots keep.)
-		s.window = snapWindow
+		s.window = s.tune.SnapWindow
 	}
 	s.pf = s.lookaheadFor()
 	if s.opts.ProgressEvery <= 0 {
@@ -138,6 +138,7 @@ type keeper interface {
 type search struct {
 	m       *vm.Machine
 	opts    Options
+	tune    Tuning
 	lis     listeners
 	store   visitedSet
 	bounded bool // the store is full or holds MaxStates states (see visit)
@@ -335,7 +336,7 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 // transitions to s.trans; deadlocks and invariant violations are recorded
 // as errors, and then the state is not expanded.
 func (s *search) check(id int32) (expand bool) {
-	if skipInvariants && !s.m.InvariantsChanged() {
+	if s.tune.SkipInvariants && !s.m.InvariantsChanged() {
 		// Reached from a checked state by writes the invariants do not
 		// read: they hold here too.
 	} else if f := s.m.CheckInvariants(); f != nil {
@@ -449,16 +450,6 @@ func (s *search) advance(tr vm.Trans) *vm.Fault {
 	}
 	return f
 }
-
-// skipInvariants lets the search skip evaluating the invariants in a
-// state reached from a checked one by transitions that wrote nothing they
-// read (vm.Machine.InvariantsChanged; a variable for differential tests
-// and measurements).
-var skipInvariants = true
-
-// collapseDelta turns delta collapse on for the collapse store (a
-// variable for differential tests and measurements).
-var collapseDelta = true
 
 // shuffleRange permutes s.trans[a:b] when Options.Shuffle asks for it.
 func (s *search) shuffleRange(a, b int) {

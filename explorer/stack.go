@@ -23,21 +23,6 @@ func (s *search) stackBytes() int64 {
 	return n + s.m.SnapshotBytes()
 }
 
-// maxSnapDepth bounds the DFS levels that keep a raw snapshot for
-// backtracking; deeper levels decode their stored encoding instead (but
-// for a search with a window, see snapWindow).
-var maxSnapDepth = 1 << 17
-
-// snapWindow is how far below the top of the DFS stack a level keeps its
-// snapshot with the collapse store, which gives the state back (see
-// evict); 0: all levels keep theirs. The exact store keeps them all (its
-// point is speed, and decoding costs some), unless windowExact is set.
-// Variables for differential tests and measurements.
-var (
-	snapWindow  = 4096
-	windowExact = false
-)
-
 // DeltaSnapDepth is the first DFS level whose snapshot keeps the heap as a
 // reverse delta (vm.Machine.SaveDelta) instead of a copy: a delta is a few
 // bytes per changed word instead of the whole heap, but it costs a
@@ -45,9 +30,6 @@ var (
 // pay. Levels from it on are all deltas, as SaveDelta requires. The
 // certifier (package scc) keeps its stack the same way.
 const DeltaSnapDepth = 256
-
-// deltaSnapDepth is DeltaSnapDepth, a variable so that tests can move it.
-var deltaSnapDepth = DeltaSnapDepth
 
 // snapshot saves the machine's state for the top DFS level, if it is
 // shallow enough and has more than one transition to restore it for, and
@@ -70,7 +52,7 @@ func (s *search) snapshot() {
 		// make materialise load it again, which a lossy store cannot.
 		return
 	}
-	if level >= maxSnapDepth && s.opts.Dynamic == nil && s.window == 0 {
+	if level >= s.tune.MaxSnapDepth && s.opts.Dynamic == nil && s.window == 0 {
 		// (Dynamic reduction compares object references along the path,
 		// which only raw snapshots keep: it snapshots every level. A
 		// window bounds the snapshots kept already.)
@@ -84,7 +66,7 @@ func (s *search) snapshot() {
 		return
 	}
 	parent := s.snapAt(level)
-	if level >= deltaSnapDepth && parent != nil {
+	if level >= s.tune.DeltaSnapDepth && parent != nil {
 		s.m.SaveDelta(s.snaps[level], parent)
 	} else {
 		s.m.Save(s.snaps[level], parent)

@@ -27,8 +27,7 @@ func TestStorage_lossyVsExact(t *testing.T) {
 		res *explorer.Result
 	}
 	search := func(p *bytecode.Program, opts explorer.Options, snapDepth int) run {
-		old := explorer.SetMaxSnapDepth(snapDepth)
-		defer explorer.SetMaxSnapDepth(old)
+		opts.Tuning = tuned(func(tu *explorer.Tuning) { tu.MaxSnapDepth = snapDepth })
 		m, err := vm.New(p, vm.Options{})
 		if err != nil {
 			t.Fatal(err)
