@@ -34,26 +34,13 @@ var errChainInvariant = &vm.Fault{}
 // a state whose single transition is asleep ends the chain with slept set
 // (nothing is explored from it, and it is not stored).
 func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
-	loops := 0
-	for k := 0; k < MaxChain; k++ {
-		if s.m.BackJump() {
-			if loops == MaxChainLoops {
-				return nil, false, false
-			}
-			loops++
-		}
-		n0 := len(s.trans)
-		s.trans = s.m.Enabled(s.trans)
-		cnt := len(s.trans) - n0
-		var i, dropped int
-		i, dropped, s.twins, s.keep = ChainPick(s.m, s.opts.Reducer, s.opts.Symmetry, s.trans[n0:], s.twins, s.keep)
+	s.walk.Begin()
+	for {
+		c, cnt, dropped, ok := s.walk.Next(s.m)
 		s.stats.Twins += int64(dropped)
-		if i < 0 {
-			s.trans = s.trans[:n0]
+		if !ok {
 			return nil, false, false
 		}
-		c := s.trans[n0+i]
-		s.trans = s.trans[:n0]
 		if s.tune.SkipInvariants && !s.m.InvariantsChanged() {
 			// (As in check.)
 		} else if f := s.m.CheckInvariants(); f != nil {
@@ -82,7 +69,52 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 		}
 		*z = s.stillAsleep(*z, fc, nt)
 	}
-	return nil, false, false
+}
+
+// ChainWalk steps through a chain (Options.Chain): from the state a
+// transition just reached, the single transition each state's search
+// would explore (ChainPick), until a state has more than one or none, a
+// backward jump past MaxChainLoops, or MaxChain steps. Both the search
+// and the certifier of its script (package scc) walk chains with it, so
+// that they end them at the same states.
+type ChainWalk struct {
+	red      Reducer
+	sym      bool
+	k, loops int
+	trans    []vm.Trans
+	twins    []int32
+	keep     []bool
+}
+
+// NewChainWalk returns a walk for the reduction red, with thread symmetry
+// if sym (Options.Symmetry).
+func NewChainWalk(red Reducer, sym bool) ChainWalk { return ChainWalk{red: red, sym: sym} }
+
+// Begin starts a chain.
+func (w *ChainWalk) Begin() { w.k, w.loops = 0, 0 }
+
+// Next returns the transition the chain takes from m's state, how many
+// transitions were enabled there (more than one: the chain took a
+// singleton persistent set) and how many symmetry left out as twins; ok
+// is false where the chain ends (dropped is still counted).
+func (w *ChainWalk) Next(m *vm.Machine) (tr vm.Trans, enabled, dropped int, ok bool) {
+	if w.k == MaxChain {
+		return vm.Trans{}, 0, 0, false
+	}
+	w.k++
+	if m.BackJump() {
+		if w.loops == MaxChainLoops {
+			return vm.Trans{}, 0, 0, false
+		}
+		w.loops++
+	}
+	w.trans = m.Enabled(w.trans[:0])
+	var i int
+	i, dropped, w.twins, w.keep = ChainPick(m, w.red, w.sym, w.trans, w.twins, w.keep)
+	if i < 0 {
+		return vm.Trans{}, len(w.trans), dropped, false
+	}
+	return w.trans[i], len(w.trans), dropped, true
 }
 
 // ChainPick decides whether a chain goes on from m's state

@@ -6,13 +6,19 @@
 // exceptions, limits on states, depth, time and memory, and
 // counterexamples as replayable paths (Replay, trail files). Partial-order
 // reduction takes part through the interfaces Reducer, Dynamic and
-// Sleeper, search-carrying code through Options.OnTransition and
-// OnBacktrack. docs/design.md, "The search", gives the reasons.
+// Sleeper, search-carrying code and every other observer through Listener.
+// docs/design.md, "The search", gives the reasons.
 //
-// Files: search.go (the two loops, chains, sleep sets, provisos), ahead.go
-// (lookahead), store.go, collapse.go and compact.go (the visited sets),
-// trace.go (Replay, trails, counterexamples under symmetry), and
+// Files: options.go and validate.go (Options, Stats, Result; which options
+// combine), search.go (the skeleton both orders share: visit, check,
+// record, limits), dfs.go and bfs.go (the two loops), stack.go (the
+// depth-first stack's snapshots), ahead.go (lookahead), proviso.go,
+// chain.go, sleep.go, twins.go and reduction.go (the reductions' parts),
+// stackset.go (the states on the stack, shared with the certifier),
+// listener.go, tuning.go, store.go, collapse.go and compact.go (the visited
+// sets), trace.go (Replay, trails, counterexamples under symmetry), and
 // pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
+// It must not import por or scc.
 //
 // The depth-first stack. A level keeps a vm.Snapshot when it has two
 // transitions or more (with chains and a lossy store also with one: a

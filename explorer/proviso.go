@@ -66,14 +66,7 @@ func (s *search) setOnStack(id int32, fp uint64, on bool) {
 		}
 		return
 	}
-	for int(id)/64 >= len(s.onStack) {
-		s.onStack = append(s.onStack, 0)
-	}
-	if on {
-		s.onStack[id/64] |= 1 << (id % 64)
-	} else {
-		s.onStack[id/64] &^= 1 << (id % 64)
-	}
+	s.onStack.Set(id, on)
 }
 
 func (s *search) isOnStack(id int32) bool {
@@ -81,7 +74,7 @@ func (s *search) isOnStack(id int32) bool {
 		_, ok := s.stackFP[s.lastFP]
 		return ok
 	}
-	return int(id)/64 < len(s.onStack) && s.onStack[id/64]&(1<<(id%64)) != 0
+	return s.onStack.Has(id)
 }
 
 // expandFully makes a reduced DFS level explore all its transitions, as

@@ -3,6 +3,7 @@
 package explorer
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -39,7 +40,8 @@ func Search(m *vm.Machine, opts Options) *Result {
 // violation (otherwise such a search stops at the first violation and
 // Search starts it again with taint).
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
-	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: newListeners(opts.Listeners)}
+	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: newListeners(opts.Listeners),
+		onStack: NewStackSet(math.MaxInt32)}
 	switch opts.Storage {
 	case StorageHashCompact:
 		s.store = newCompactStore(opts.MemoryLimit)
@@ -65,6 +67,9 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 		s.proviso = ProvisoDuplicate
 	}
 	s.chaining = opts.Chain && opts.ChainFits(opts.Reducer != nil) == nil
+	if s.chaining {
+		s.walk = NewChainWalk(opts.Reducer, opts.Symmetry)
+	}
 	s.collecting = opts.CollectsGarbage()
 	sl, ok := opts.Reducer.(Sleeper)
 	if opts.Dynamic != nil {
@@ -201,6 +206,7 @@ type search struct {
 	// the DFS stack's current transitions (see frame.cs).
 	chaining bool
 	chain    []vm.Trans
+	walk     ChainWalk
 	// collecting: depth-first search collects the garbage of each state it
 	// expands before its transitions are chosen and its snapshot taken.
 	collecting bool
@@ -217,7 +223,7 @@ type search struct {
 	sleepOf             []uint64
 	tmp                 []vm.Trans // scratch
 	sleepFP             [64]vm.Footprint
-	onStack             []uint64 // DFS with ProvisoStack: states on the stack
+	onStack             StackSet // DFS with ProvisoStack: states on the stack
 	sticky              bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
 	faulted             bool     // BFS: a transition of the reduced set faulted
 }
@@ -347,7 +353,7 @@ func (s *search) check(id int32) (expand bool) {
 	s.trans = s.m.Enabled(s.trans)
 	if len(s.trans) == n {
 		if s.m.Alive() {
-			s.record(deadlock(), id, nil)
+			s.record(DeadlockFault(), id, nil)
 			return false
 		}
 		for _, l := range s.lis.end {
@@ -470,10 +476,4 @@ func MemoryInUse() int64 {
 		return 0
 	}
 	return int64(sample[0].Value.Uint64())
-}
-
-// deadlock returns the fault reported for a state where no thread can run
-// while some started thread has not ended.
-func deadlock() *vm.Fault {
-	return &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}
 }

@@ -87,7 +87,7 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 		return steps, &c, nil
 	}
 	if len(m.Enabled(buf[:0])) == 0 && m.Alive() {
-		return steps, deadlock(), nil
+		return steps, DeadlockFault(), nil
 	}
 	return steps, nil, nil
 }

@@ -147,11 +147,10 @@ type certifier struct {
 	highest  int32
 	ref0     bool
 	initPath []vm.Trans
-	onStack  []uint64       // with a reducer: bitset of the IDs on the search stack (a task's init path included)
-	onStackX map[int32]bool // the same for IDs beyond 1<<26
+	onStack  explorer.StackSet // with a reducer: the IDs on the search stack (a task's init path included)
 
-	chain   []vm.Trans // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
-	ct      []vm.Trans // with Options.Chain: scratch of the chain's enabled transitions
+	chain   []vm.Trans         // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
+	walk    explorer.ChainWalk // with Options.Chain: the chain rules, as the search's
 	mat     *materialise
 	matBuf  materialise
 	initPre []byte   // with Options.Chain: the state an init path step starts from, where its caller has not encoded it
@@ -201,7 +200,8 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	if err := s.Match(digest, m.Options().Granularity.String(), por, m.Options().DeadLocals, opts.Symmetry, opts.Chain); err != nil {
 		return nil, err
 	}
-	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now()}
+	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now(),
+		onStack: explorer.NewStackSet(1 << 26), walk: explorer.NewChainWalk(opts.Reducer, opts.Symmetry)}
 	c.lastProgress = c.start
 	if c.trust && len(opts.Next) > 0 {
 		return nil, fmt.Errorf("invariants over consecutive states need a tamper-proof script: a trustful one does not cover every transition")
@@ -424,7 +424,7 @@ func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
 	c.trans = c.m.Enabled(c.trans)
 	top.end = int32(len(c.trans))
 	if top.end == start && c.m.Alive() {
-		c.record(deadlockFault(), nil)
+		c.record(explorer.DeadlockFault(), nil)
 		return
 	}
 	// As the search does when it pushes a state: free the objects no root
@@ -486,37 +486,9 @@ func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
 // setOnStack notes that state id is on the search stack or has left it
 // (with a reducer only: the stack proviso asks).
 func (c *certifier) setOnStack(id int32, on bool) {
-	if c.opts.Reducer == nil || id < 0 {
-		return
+	if c.opts.Reducer != nil {
+		c.onStack.Set(id, on)
 	}
-	if id >= 1<<26 {
-		if c.onStackX == nil {
-			c.onStackX = make(map[int32]bool)
-		}
-		if on {
-			c.onStackX[id] = true
-		} else {
-			delete(c.onStackX, id)
-		}
-		return
-	}
-	w := int(id >> 6)
-	for len(c.onStack) <= w {
-		c.onStack = append(c.onStack, 0)
-	}
-	if on {
-		c.onStack[w] |= 1 << (id & 63)
-	} else {
-		c.onStack[w] &^= 1 << (id & 63)
-	}
-}
-
-func (c *certifier) isOnStack(id int32) bool {
-	if id >= 1<<26 {
-		return c.onStackX[id]
-	}
-	w := int(id >> 6)
-	return id >= 0 && w < len(c.onStack) && c.onStack[w]&(1<<(id&63)) != 0
 }
 
 // expandFully makes the reduced state on top of the stack explore all its
@@ -608,22 +580,12 @@ func (c *certifier) initStep(buf []vm.Trans, e Entry, pre []byte, where func() (
 // instr plus the instructions executed. count says whether the chained
 // transitions count in the figures (not in an init path).
 func (c *certifier) runChain(count bool, instr int64) (f *vm.Fault, reduced, inv bool, _ int64) {
-	loops := 0
-	for k := 0; k < explorer.MaxChain; k++ {
-		if c.m.BackJump() {
-			if loops == explorer.MaxChainLoops {
-				return nil, false, false, instr
-			}
-			loops++
-		}
-		c.ct = c.m.Enabled(c.ct[:0])
-		cnt := len(c.ct)
-		var i int
-		i, _, c.twins, c.keep = explorer.ChainPick(c.m, c.opts.Reducer, c.opts.Symmetry, c.ct, c.twins, c.keep)
-		if i < 0 {
+	c.walk.Begin()
+	for {
+		t, cnt, _, ok := c.walk.Next(c.m)
+		if !ok {
 			return nil, false, false, instr
 		}
-		t := c.ct[i]
 		if c.m.InvariantsChanged() {
 			if f := c.m.CheckInvariants(); f != nil {
 				return f, false, true, instr
@@ -645,7 +607,6 @@ func (c *certifier) runChain(count bool, instr int64) (f *vm.Fault, reduced, inv
 			return f, cnt > 1, false, instr
 		}
 	}
-	return nil, false, false, instr
 }
 
 // step executes tr and, with Options.Symmetry, puts the threads of the
@@ -681,10 +642,6 @@ func (c *certifier) dropTwins(top *frame) {
 		}
 	}
 	top.req = k
-}
-
-func deadlockFault() *vm.Fault {
-	return &vm.Fault{Kind: vm.FaultDeadlock, Thread: -1, Method: -1, PC: -1, Class: -1, Msg: "deadlock: no thread can run"}
 }
 
 // describe formats a transition for messages.
@@ -1104,7 +1061,7 @@ func (c *certifier) arrive(e *Entry, tr vm.Trans, level int, fp uint64, pos int6
 		if err := c.compare(e.ID, fp, pos); err != nil {
 			return err
 		}
-		if !mat && top.req < top.end && c.isOnStack(e.ID) {
+		if !mat && top.req < top.end && c.onStack.Has(e.ID) {
 			c.expandFully(top) // the stack proviso: a cycle closed
 		}
 		if e.ID == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"mcvm/explorer"
 	"mcvm/vm"
 )
 
@@ -55,7 +56,7 @@ func (part *Partition) Prepare(m *vm.Machine, opts Options) error {
 		return fmt.Errorf("chains need a reduction (a reducer)")
 	}
 	trust := part.Tasks[0].Trustful()
-	c := &certifier{m: m, opts: opts, trust: trust}
+	c := &certifier{m: m, opts: opts, trust: trust, onStack: explorer.NewStackSet(1 << 26), walk: explorer.NewChainWalk(opts.Reducer, opts.Symmetry)}
 	order := make([]int, len(part.Tasks))
 	depth := make([]int, len(part.Tasks))
 	for i, t := range part.Tasks {
