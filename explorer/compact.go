@@ -3,7 +3,6 @@
 package explorer
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -264,41 +263,4 @@ func (s *bitStore) account() StoreAccount {
 	b := int64(len(s.bits)) * 8
 	return StoreAccount{Storage: StorageBitstate.String(), Bytes: b, TableSlots: int64(m), TableBytes: b,
 		ExpectedMissed: exp, MissProbability: -math.Expm1(-exp)}
-}
-
-// fifo holds the encodings of the states breadth-first search has still
-// to expand when the store does not keep them: appended in id order,
-// released a 4 MiB chunk at a time once expanded.
-type fifo struct {
-	chunks [][]byte
-	offs   []uint64 // id -> chunk<<32 | offset
-	bytes  int64    // live chunk bytes
-}
-
-func (q *fifo) push(enc []byte) {
-	need := len(enc) + 10
-	if len(q.chunks) == 0 || q.chunks[len(q.chunks)-1] == nil ||
-		len(q.chunks[len(q.chunks)-1])+need > cap(q.chunks[len(q.chunks)-1]) {
-		q.chunks = append(q.chunks, make([]byte, 0, max(chunkSize, need)))
-		q.bytes += int64(max(chunkSize, need))
-	}
-	ci := len(q.chunks) - 1
-	c := q.chunks[ci]
-	q.offs = append(q.offs, uint64(ci)<<32|uint64(len(c)))
-	c = binary.AppendUvarint(c, uint64(len(enc)))
-	q.chunks[ci] = append(c, enc...)
-}
-
-// get returns state id's encoding and releases the chunks before its own.
-func (q *fifo) get(id int32) []byte {
-	ref := q.offs[id]
-	ci := int(ref >> 32)
-	for j := ci - 1; j >= 0 && q.chunks[j] != nil; j-- {
-		q.bytes -= int64(cap(q.chunks[j]))
-		q.chunks[j] = nil
-	}
-	c := q.chunks[ci]
-	off := int(uint32(ref))
-	n, k := binary.Uvarint(c[off:])
-	return c[off+k : off+k+int(n)]
 }

@@ -11,7 +11,8 @@
 //
 // Files: options.go and validate.go (Options, Stats, Result; which options
 // combine), search.go (the skeleton both orders share: visit, check,
-// record, limits), dfs.go and bfs.go (the two loops), stack.go (the
+// record, limits), dfs.go and bfs.go (the two loops), frontier.go (breadth-first search's
+// queue), stack.go (the
 // depth-first stack's snapshots), ahead.go (lookahead), proviso.go,
 // chain.go, sleep.go, twins.go and reduction.go (the reductions' parts),
 // stackset.go (the states on the stack, shared with the certifier),

@@ -98,6 +98,7 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 func (s *search) explore() {
 	s.m.Init()
 	if s.opts.Order == BFS {
+		s.frontier = new(queue)
 		s.bfs()
 	} else {
 		s.dfs()
@@ -158,7 +159,7 @@ type search struct {
 	exact    keeper           // store, when it is an exact one (it keeps encodings)
 	collapse *CollapseStore   // store, when it is the collapse store
 	cuts     []int32          // with collapse: where the components of enc end
-	queue    fifo             // BFS with a lossy store: encodings of states to expand
+	frontier frontier         // BFS: the states to expand
 	deep     []byte           // DFS with a lossy store: encodings of levels without snapshots
 	stackFP  map[uint64]int32 // DFS, lossy store, stack proviso: fingerprints on the stack
 	stats    Stats
@@ -180,7 +181,6 @@ type search struct {
 	parent []int32        // BFS: state -> parent state
 	via    []vm.Trans     // BFS: state -> transition from its parent
 	depth  []int32        // BFS: state -> depth
-	expand []bool         // BFS: state -> to be expanded
 	level  []vm.Trans     // BFS: the transitions of the state being expanded
 	bsnap  vm.Snapshot    // BFS: the state being expanded
 
