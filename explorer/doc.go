@@ -16,8 +16,8 @@
 // depth-first stack's snapshots), ahead.go (lookahead), proviso.go,
 // chain.go, sleep.go, twins.go and reduction.go (the reductions' parts),
 // stackset.go (the states on the stack, shared with the certifier),
-// listener.go, tuning.go, store.go, collapse.go and compact.go (the visited
-// sets), trace.go (Replay, trails, counterexamples under symmetry), and
+// listener.go, tuning.go, visited.go (what a search needs of a store),
+// store.go, collapse.go, compact.go and bitstate.go (the four stores), trace.go (Replay, trails, counterexamples under symmetry), and
 // pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
 // It must not import por or scc.
 //

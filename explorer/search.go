@@ -42,26 +42,9 @@ func Search(m *vm.Machine, opts Options) *Result {
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
 	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: newListeners(opts.Listeners),
 		onStack: NewStackSet(math.MaxInt32)}
-	switch opts.Storage {
-	case StorageHashCompact:
-		s.store = newCompactStore(opts.MemoryLimit)
-	case StorageBitstate:
-		bits := opts.BitstateBits
-		if bits == 0 {
-			bits = 27
-		}
-		bs, _ := newBitStore(min(max(bits, 6), MaxBitstateBits))
-		s.store = bs
-	case StorageCollapse:
-		c := NewCollapseStore()
-		c.SetDelta(s.tune.CollapseDelta)
-		c.SetMemoryLimit(opts.MemoryLimit)
-		s.exact, s.store, s.collapse = c, c, c
-	default:
-		st := NewStore()
-		st.SetMemoryLimit(opts.MemoryLimit)
-		s.exact, s.store = st, st
-	}
+	s.store = newVisitedSet(&opts, s.tune)
+	s.exact, _ = s.store.(keeper)
+	s.collapse, _ = s.store.(*CollapseStore)
 	s.proviso = opts.Proviso.Resolve(opts.Order)
 	if s.proviso == ProvisoStack && opts.Order != DFS {
 		s.proviso = ProvisoDuplicate
@@ -130,15 +113,6 @@ func (s *search) result() *Result {
 		r.Verdict = VerdictLimit
 	}
 	return r
-}
-
-// keeper is an exact visited set: it keeps every state's encoding, and
-// gives a revisited state its id.
-type keeper interface {
-	visitedSet
-	// Get returns state id's encoding, valid until the next call of a
-	// method of the store.
-	Get(id int32) []byte
 }
 
 type search struct {
