@@ -61,7 +61,7 @@ type prefetcher interface {
 func (s *search) lookaheadFor() prefetcher {
 	o := &s.opts
 	pf, ok := s.store.(prefetcher)
-	if !ok || !havePrefetch || !s.tune.Lookahead || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sleeping || s.chaining ||
+	if !ok || !havePrefetch || !s.tune.Lookahead || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sl.on || s.chaining ||
 		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || wantsTransitions(o.Listeners) {
 		return nil
 	}

@@ -183,12 +183,12 @@ func (s *search) materialise(tr vm.Trans) {
 		// Stored already: explored (or being explored) as a stored state,
 		// whose faulting transition expands it fully. With sleep sets,
 		// whatever was asleep there is woken.
-		if s.sleeping {
+		if s.sl.on {
 			s.wake(nid, 0)
 		}
 		return
 	}
-	if s.sleeping {
+	if s.sl.on {
 		s.setSleep(nid, 0)
 	}
 	start, ok := s.checkNew(nid)

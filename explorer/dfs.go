@@ -110,8 +110,8 @@ func (s *search) push(id int32, start int, z uint64) {
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
 	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain))})
-	if s.sleeping {
-		s.sleeps = append(s.sleeps, sleepFrame{sleep: z, cur: -1})
+	if s.sl.on {
+		s.sl.frames = append(s.sl.frames, sleepFrame{sleep: z, cur: -1})
 	}
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
@@ -141,7 +141,7 @@ func (s *search) dfs() {
 			return
 		}
 		top := &s.stack[len(s.stack)-1]
-		if (top.next == top.end || s.sleeping) && !s.hasNext(top) {
+		if (top.next == top.end || s.sl.on) && !s.hasNext(top) {
 			s.pop(top)
 			continue
 		}
@@ -171,7 +171,7 @@ func (s *search) dfs() {
 			s.enter(nid)
 		} else {
 			s.stats.Revisits++
-			if s.sleeping {
+			if s.sl.on {
 				s.revisit(nid)
 			}
 		}
@@ -188,7 +188,7 @@ func (s *search) begin() bool {
 		s.opts.Dynamic.Start(s)
 	}
 	id, _ := s.visit()
-	if s.sleeping {
+	if s.sl.on {
 		s.setSleep(id, 0)
 	}
 	if !s.check(id) {
@@ -203,9 +203,9 @@ func (s *search) begin() bool {
 // duplicate proviso, a reduced state none of whose transitions reached a
 // new state explores the rest.
 func (s *search) hasNext(top *frame) bool {
-	if s.sleeping {
-		if sl := &s.sleeps[len(s.sleeps)-1]; sl.cur >= 0 {
-			s.settle(top, sl)
+	if s.sl.on {
+		if sf := &s.sl.frames[len(s.sl.frames)-1]; sf.cur >= 0 {
+			s.settle(top, sf)
 		}
 	}
 	if top.next == top.end && top.end < top.full && s.proviso == ProvisoDuplicate && !top.anyNew {
@@ -226,7 +226,7 @@ func (s *search) pop(top *frame) {
 		s.opts.Dynamic.Leave(len(s.stack)-1, top.id)
 	}
 	if top.taint {
-		s.sleepOf[top.id] |= taintBit
+		s.sl.of[top.id] |= taintBit
 		if len(s.stack) > 1 {
 			s.stack[len(s.stack)-2].curTaint = true
 		}
@@ -239,8 +239,8 @@ func (s *search) pop(top *frame) {
 		s.m.Discard(s.snaps[l])
 	}
 	s.stack = s.stack[:len(s.stack)-1]
-	if s.sleeping {
-		s.sleeps = s.sleeps[:len(s.sleeps)-1]
+	if s.sl.on {
+		s.sl.frames = s.sl.frames[:len(s.sl.frames)-1]
 	}
 	if s.window > 0 {
 		s.low = min(s.low, len(s.stack))
@@ -261,9 +261,9 @@ func (s *search) forward(top *frame, tr vm.Trans) (nid int32, isNew, ok bool) {
 	s.z = 0
 	var fc vm.Footprint
 	nt := 0
-	if s.sleeping {
-		sl := &s.sleeps[len(s.sleeps)-1]
-		if sl.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
+	if s.sl.on {
+		sf := &s.sl.frames[len(s.sl.frames)-1]
+		if sf.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
 			// Only a fully expanded state leaves out sleeping threads: a
 			// reduced one explores all it was reduced to, so that a cycle
 			// it lies on is seen by the stack proviso (a persistent set all
@@ -280,8 +280,8 @@ func (s *search) forward(top *frame, tr vm.Trans) (nid int32, isNew, ok bool) {
 		if s.opts.Dynamic != nil {
 			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
 		}
-		sl.cur = tr.Thread
-		s.z = (sl.sleep | sl.done) &^ threadBit(tr.Thread)
+		sf.cur = tr.Thread
+		s.z = (sf.sleep | sf.done) &^ threadBit(tr.Thread)
 		if s.z != 0 {
 			s.sleepers(s.z)
 			fc = s.m.NextFootprint(tr.Thread)
@@ -368,7 +368,7 @@ func (s *search) arrive(top *frame, nid int32, isNew bool) {
 // revisit handles, with sleep sets, a transition that reached state nid,
 // stored before: it explores what was asleep there and is awake now.
 func (s *search) revisit(nid int32) {
-	if s.sleepOf[nid]&taintBit != 0 || s.isOnStack(nid) {
+	if s.sl.of[nid]&taintBit != 0 || s.isOnStack(nid) {
 		// What it leads to may hold a state not expanded (one on the
 		// stack: not known yet).
 		s.taint()
@@ -379,7 +379,7 @@ func (s *search) revisit(nid int32) {
 // enter checks new state nid, which the machine holds, and pushes it
 // unless it is not to be expanded (an error state, or one at MaxDepth).
 func (s *search) enter(nid int32) {
-	if s.sleeping {
+	if s.sl.on {
 		s.setSleep(nid, taintBit) // an error state is not expanded, now or later
 	}
 	start, ok := s.checkNew(nid)
@@ -394,7 +394,7 @@ func (s *search) enter(nid int32) {
 		s.trans = s.trans[:start]
 		return
 	}
-	if s.sleeping {
+	if s.sl.on {
 		s.setSleep(nid, s.z)
 	}
 	s.push(nid, int(start), s.z)

@@ -19,7 +19,7 @@ func Search(m *vm.Machine, opts Options) *Result {
 	start := time.Now()
 	s := newSearch(m, opts, start, false)
 	s.explore()
-	if s.retaint {
+	if s.sl.retaint {
 		// Sleep sets without tainting met an invariant violation, which
 		// is not expanded: what they left asleep may have needed it.
 		// Search again, with tainting (Options.Sleep).
@@ -59,9 +59,9 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 		sl, ok = opts.Dynamic.(Sleeper)
 	}
 	if ok && opts.Sleep && opts.SleepFits(true) == nil {
-		s.sleeping, s.sleeper = true, sl
+		s.sl.on, s.sl.sleeper = true, sl
 		if opts.Continue && len(m.Program().Invariants) > 0 {
-			s.tainting, s.optimistic = taint, !taint
+			s.sl.tainting, s.sl.optimistic = taint, !taint
 		}
 	}
 	if opts.Order == DFS && (s.collapse != nil || s.tune.WindowExact && s.exact != nil) && opts.Dynamic == nil {
@@ -92,8 +92,8 @@ func (s *search) explore() {
 func (s *search) result() *Result {
 	s.stats.States = int64(s.store.size())
 	s.stats.Store = s.store.account()
-	if s.sleeping {
-		s.stats.Store.SleepBytes = int64(cap(s.sleepOf)) * 8
+	if s.sl.on {
+		s.stats.Store.SleepBytes = int64(cap(s.sl.of)) * 8
 		s.stats.Store.Bytes += s.stats.Store.SleepBytes
 	}
 	s.stats.StoreBytes = s.stats.Store.Bytes
@@ -145,8 +145,7 @@ type search struct {
 	trans  []vm.Trans
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
-	stack  []frame      // DFS
-	sleeps []sleepFrame // DFS with sleep sets: one per frame
+	stack  []frame // DFS
 	rng    *rand.Rand
 	snaps  []*vm.Snapshot
 	window int            // DFS: levels this far below the top lose their snapshots (0: never; see evict)
@@ -184,22 +183,11 @@ type search struct {
 	// collecting: depth-first search collects the garbage of each state it
 	// expands before its transitions are chosen and its snapshot taken.
 	collecting bool
-	// sleeping: Options.Sleep applies; sleepOf: each stored state's sleep
-	// set (threads, bit i for thread i < 63; threads from 63 on never
-	// sleep; bit 63 is taintBit); sleepFP: scratch, the footprints of the
-	// candidate sleepers.
-	sleeping bool
-	tainting bool // sleep sets with Continue and invariants (see Options.Sleep, taintBit)
-	// optimistic: sleep sets with Continue and invariants but without
-	// tainting, until an invariant violation sets retaint (see Search).
-	optimistic, retaint bool
-	sleeper             Sleeper
-	sleepOf             []uint64
-	tmp                 []vm.Trans // scratch
-	sleepFP             [64]vm.Footprint
-	onStack             StackSet // DFS with ProvisoStack: states on the stack
-	sticky              bool     // BFS with ProvisoStatic: the reduced set took a sticky transition
-	faulted             bool     // BFS: a transition of the reduced set faulted
+	sl         sleepSets  // DFS with sleep sets (Options.Sleep)
+	tmp        []vm.Trans // scratch
+	onStack    StackSet   // DFS with ProvisoStack: states on the stack
+	sticky     bool       // BFS with ProvisoStatic: the reduced set took a sticky transition
+	faulted    bool       // BFS: a transition of the reduced set faulted
 }
 
 // transition reports a transition to the listeners.
@@ -288,8 +276,8 @@ func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
 // record notes an error found at the end of the path to state id (then
 // transition last, if not nil).
 func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
-	if s.optimistic && f.Kind == vm.FaultInvariant {
-		s.retaint, s.stop = true, true
+	if s.sl.optimistic && f.Kind == vm.FaultInvariant {
+		s.sl.retaint, s.stop = true, true
 		return
 	}
 	s.stats.Errors++

@@ -8,6 +8,26 @@ import (
 	"mcvm/vm"
 )
 
+// sleepSets is what depth-first search keeps for sleep sets: each
+// stored state's sleep set, a sleep frame per level of the stack, and the
+// state of the search's handling of invariant violations (Options.Sleep).
+type sleepSets struct {
+	on      bool    // Options.Sleep applies
+	sleeper Sleeper // the reduction's dependence
+	// of: each stored state's sleep set (threads, bit i for thread i <
+	// 63; threads from 63 on never sleep; bit 63 is taintBit).
+	of []uint64
+	// frames: one per level of the DFS stack.
+	frames []sleepFrame
+	// fp: scratch, the footprints of the candidate sleepers (sleepers).
+	fp [64]vm.Footprint
+	// tainting: with Continue and invariants, threads whose transitions'
+	// subtrees may hold a violation stay awake (taintBit). optimistic:
+	// with Continue and invariants but without tainting, until an
+	// invariant violation sets retaint (see Search).
+	tainting, optimistic, retaint bool
+}
+
 // threadBit is thread t's bit in a sleep set (none from thread 63 on).
 func threadBit(t int32) uint64 {
 	if t < 0 || t >= 63 {
@@ -27,7 +47,7 @@ const taintBit = 1 << 63
 func (s *search) sleepers(cand uint64) {
 	for b := cand; b != 0; b &= b - 1 {
 		p := int32(bits.TrailingZeros64(b))
-		s.sleepFP[p] = s.m.NextFootprint(p)
+		s.sl.fp[p] = s.m.NextFootprint(p)
 	}
 }
 
@@ -43,7 +63,7 @@ func (s *search) stillAsleep(z uint64, fc vm.Footprint, nt int) uint64 {
 	}
 	for b := z; b != 0; b &= b - 1 {
 		p := bits.TrailingZeros64(b)
-		if s.sleeper.Dependent(s.sleepFP[p], fc) {
+		if s.sl.sleeper.Dependent(s.sl.fp[p], fc) {
 			z &^= 1 << p
 		}
 	}
@@ -62,10 +82,10 @@ func (s *search) stillAsleep(z uint64, fc vm.Footprint, nt int) uint64 {
 
 // setSleep records new state id's sleep set.
 func (s *search) setSleep(id int32, z uint64) {
-	for int(id) >= len(s.sleepOf) {
-		s.sleepOf = append(s.sleepOf, 0)
+	for int(id) >= len(s.sl.of) {
+		s.sl.of = append(s.sl.of, 0)
 	}
-	s.sleepOf[id] = z
+	s.sl.of[id] = z
 }
 
 // wake handles a revisit of state id with sleep set z: the transitions of
@@ -75,12 +95,12 @@ func (s *search) setSleep(id int32, z uint64) {
 // the threads asleep both times asleep (Godefroid's sleep sets with state
 // matching). The machine holds state id.
 func (s *search) wake(id int32, z uint64) {
-	h := s.sleepOf[id]
+	h := s.sl.of[id]
 	w := h &^ z &^ taintBit
 	if w == 0 {
 		return
 	}
-	s.sleepOf[id] = h & (z | taintBit)
+	s.sl.of[id] = h & (z | taintBit)
 	start := len(s.trans)
 	s.trans = s.m.Enabled(s.trans)
 	k := s.partition(start, w, true)
@@ -108,8 +128,8 @@ func (s *search) wake(id int32, z uint64) {
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
 	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), again: again})
-	if s.sleeping {
-		s.sleeps = append(s.sleeps, sleepFrame{sleep: sleep, cur: -1})
+	if s.sl.on {
+		s.sl.frames = append(s.sl.frames, sleepFrame{sleep: sleep, cur: -1})
 	}
 	if !again {
 		s.setOnStack(id, s.lastFP, true)
@@ -172,7 +192,7 @@ func (s *search) settle(top *frame, sl *sleepFrame) {
 // taint notes that the top frame's current transition may lead to a state
 // not expanded (with Options.Sleep, Continue and invariants).
 func (s *search) taint() {
-	if s.tainting {
+	if s.sl.tainting {
 		s.stack[len(s.stack)-1].curTaint = true
 	}
 }

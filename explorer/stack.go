@@ -11,7 +11,7 @@ import (
 // stackBytes is Stats.StackBytes.
 func (s *search) stackBytes() int64 {
 	n := int64(cap(s.stack))*int64(unsafe.Sizeof(frame{})) + int64(cap(s.trans)+cap(s.chain))*int64(unsafe.Sizeof(vm.Trans{})) +
-		int64(cap(s.deep)) + int64(cap(s.snaps)+cap(s.spare))*8 + int64(cap(s.sleeps))*int64(unsafe.Sizeof(sleepFrame{}))
+		int64(cap(s.deep)) + int64(cap(s.snaps)+cap(s.spare))*8 + int64(cap(s.sl.frames))*int64(unsafe.Sizeof(sleepFrame{}))
 	for _, sn := range s.snaps {
 		if sn != nil {
 			n += sn.Bytes()
