@@ -191,7 +191,7 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	complete := res.Fault == nil || opts.Continue
 	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, por, complete, opts.Continue, res)
 	if s == nil {
-		return res, nil, fmt.Errorf("internal error: the search's callbacks do not describe a depth-first search")
+		return res, nil, fmt.Errorf("internal error: the search's events do not describe a depth-first search")
 	}
 	if m.Options().DeadLocals {
 		s.Flags |= FlagDeadLocals
