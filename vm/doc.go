@@ -58,13 +58,13 @@
 // state the base at once, else only when it is restored a second time.
 // Decode, Init and PermuteThreads drop the base.
 //
-// Checking: with MCVM_CHECK_ENCODING=1 in the environment every
-// incremental encoding and fingerprint (kept terms and kept transitions
-// included) is compared with a whole encoding, restores and deltas taken
-// from the write log with whole copies, and any difference panics. The
-// vm's tests of the encoder and of kept transitions turn the check on
-// themselves. The variable is read when a package is initialised, which
-// go test's cache does not see: run tests with it as go test -count=1.
+// Checking: with Options.Tuning.CheckEncoding every incremental encoding
+// and fingerprint (kept terms and kept transitions included) is compared
+// with a whole encoding, restores and deltas taken from the write log
+// with whole copies, and any difference panics. The vm's tests of the
+// encoder and of kept transitions turn the check on themselves, and with
+// MCVM_CHECK_ENCODING=1 in the environment every machine vm's test
+// helpers make checks (run them as go test -count=1 ./vm).
 //
 // Structured exception handling, where the CLI leaves room:
 //   - An exception no handler takes ends its thread at once, without

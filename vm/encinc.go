@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"slices"
 
 	"mcvm/heap"
@@ -167,11 +166,6 @@ const (
 // logMax bounds the write log: a longer log means a transition that wrote
 // many objects, which encode then writes whole.
 const logMax = 1024
-
-// checkInc makes encode compare every incremental encoding with a whole
-// one and panic if they differ: set for vm's tests, and for any test run
-// with MCVM_CHECK_ENCODING=1 in the environment.
-var checkInc = os.Getenv("MCVM_CHECK_ENCODING") == "1"
 
 // wrote logs a write to a slot or the monitor of object r.
 func (m *Machine) wrote(r heap.Ref) {
@@ -885,7 +879,7 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 // checkIncremental encodes the whole state again and panics if enc (just
 // written incrementally; nil: none) differs from it, or the fingerprint's
 // terms or sum differ, or, if split, the cuts (offsets from base) differ
-// (see checkInc). It leaves the base, the log and the numbering (and
+// (see Tuning.CheckEncoding). It leaves the base, the log and the numbering (and
 // whether it is the state's mark, canonVer) as they were.
 func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base int) {
 	in := &m.inc
@@ -933,7 +927,7 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 }
 
 // checkFolded panics if the befores, terms or sum foldWhole just set
-// differ from those encodeWhole sets for the state (see checkInc); it
+// differ from those encodeWhole sets for the state (see Tuning.CheckEncoding); it
 // leaves them, and the numbering, as foldWhole did.
 func (m *Machine) checkFolded() {
 	in := &m.inc
@@ -1004,14 +998,14 @@ func (in *incEnc) stashRoom() {
 // from the same base (its snapshot restored, then the transition
 // executed): it leaves the encoder as that encoding did and returns the
 // fingerprint. If the base is not the one st was stashed with (or st
-// holds nothing), it reports false and does nothing. With checkInc it
+// holds nothing), it reports false and does nothing. With Tuning.CheckEncoding it
 // encodes the state and compares.
 func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 	in := &m.inc
 	if !st.ok || !in.ok || in.gen != st.gen || in.snap != st.snap || in.snapClock != st.snapClock || in.snap == nil {
 		return 0, false
 	}
-	if checkInc {
+	if m.opts.Tuning.CheckEncoding {
 		fp := m.EncodeFingerprint()
 		if fp != heap.Mix(st.sum) {
 			panic(fmt.Sprintf("vm: a stashed fingerprint %016x differs from the state's %016x", heap.Mix(st.sum), fp))

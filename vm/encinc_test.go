@@ -87,7 +87,7 @@ func walkMachine(t *testing.T, path string, gc vm.GC, dead bool) *vm.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: gc, DeadLocals: dead})
+	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, GC: gc, DeadLocals: dead, Tuning: envTuning()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +97,9 @@ func walkMachine(t *testing.T, path string, gc vm.GC, dead bool) *vm.Machine {
 
 // TestEncode_incremental walks every model and conformance program with
 // each collector, plain and split, with dead variable reduction, and
-// compares every incremental encoding with a whole one (vm.CheckEncoding
-// panics at the first difference).
+// compares every incremental encoding with a whole one
+// (Tuning.CheckEncoding panics at the first difference).
 func TestEncode_incremental(t *testing.T) {
-	defer vm.CheckEncoding()()
 	for _, path := range models(t) {
 		name := filepath.Base(path)
 		for _, c := range []struct {
@@ -110,6 +109,7 @@ func TestEncode_incremental(t *testing.T) {
 		}{{vm.GCMarkSweep, false, false}, {vm.GCMemoised, false, true}, {vm.GCMarkSweep, true, true}} {
 			t.Run(fmt.Sprintf("%s/gc=%v/dead=%v/split=%v", name, c.gc, c.dead, c.split), func(t *testing.T) {
 				m := walkMachine(t, path, c.gc, c.dead)
+				m.SetTuning(vm.Tuning{CheckEncoding: true})
 				walkDFS(m, 3000, c.split)
 			})
 		}
@@ -121,8 +121,8 @@ func TestEncode_incremental(t *testing.T) {
 // away from its parent is written so, and backtracking rolls the base
 // back rather than encoding the state backtracked to.
 func TestEncode_incrementalUsed(t *testing.T) {
-	defer vm.CheckEncoding()()
 	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
+	m.SetTuning(vm.Tuning{CheckEncoding: true})
 	m.Init()
 	n := walkDFS(m, 1<<20, false)
 	if got := m.IncrementalEncodings(); got < uint64(n)/2 {
@@ -137,8 +137,8 @@ func TestEncode_incrementalUsed(t *testing.T) {
 // write log missed: an encoding that copied the written object's old
 // record would differ from the whole one.
 func TestEncode_incrementalCheckFails(t *testing.T) {
-	defer vm.CheckEncoding()()
 	m := load(t, "../testdata/conformance/arrays.mcasm", nil, vm.GranInstruction)
+	m.SetTuning(vm.Tuning{CheckEncoding: true})
 	m.Init()
 	// Run until an object other than a Thread object has slots.
 	r := heap.Ref(0)

@@ -86,21 +86,13 @@ func (m *Machine) LiveObjects() int {
 	return n
 }
 
-// CheckEncoding makes every incremental encoding compare itself with a
-// whole one (and panic if they differ) until the returned function is
-// called.
-func CheckEncoding() (restore func()) {
-	c := checkInc
-	checkInc = true
-	return func() { checkInc = c }
-}
+// SetTuning changes m's Tuning (tests set it on machines made by
+// helpers).
+func (m *Machine) SetTuning(t Tuning) { m.opts.Tuning = t }
 
-// CheckingEncoding reports whether MCVM_CHECK_ENCODING=1 is set: encodings
-// then allocate (the check's whole encodings). It reads the variable
-// again, as checkInc was read when the package was initialised: go
-// test's cache keys a package's result on the variables its tests read
-// while they run, and would otherwise give a run with the check the
-// result of one without.
+// CheckingEncoding reports whether MCVM_CHECK_ENCODING=1 is set: vm's
+// tests then check every encoding of every machine their helpers make
+// (Tuning.CheckEncoding), and encodings allocate.
 func CheckingEncoding() bool { return os.Getenv("MCVM_CHECK_ENCODING") == "1" }
 
 // IncrementalEncodings returns how many of m's encodings were incremental.
@@ -136,13 +128,6 @@ func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int64) {
 		held -= c.bytes()
 	}
 	return held, listed
-}
-
-// SetKeptSteps turns StepAhead's kept transitions on or off (for the test
-// that compares the two) and returns the setting it replaced.
-func SetKeptSteps(on bool) (old bool) {
-	old, keptOn = keptOn, on
-	return old
 }
 
 // KeptSteps returns how many fingerprints StepAhead took kept.

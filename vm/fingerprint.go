@@ -22,7 +22,7 @@ import "mcvm/heap"
 // fingerprint alone, fingerprintDirty), from the values the record would
 // hold (staticsTerm, threadTerm, heap.Canon.ObjectTerm) with the
 // numbering it would be written with; the two must agree, which
-// MCVM_CHECK_ENCODING=1 checks on every state (checkIncremental).
+// Tuning.CheckEncoding checks on every state (checkIncremental).
 // Nothing in it depends on how or in which order the states were found
 // (pool indices, state ids, the search), so fingerprints are the same in
 // every run, search order and store, and on every machine.

@@ -48,7 +48,7 @@ func checkCollectors(t *testing.T, path string, g vm.Granularity, walks, steps i
 	}
 	var ms [3]*vm.Machine
 	for i, gc := range []vm.GC{vm.GCMarkSweep, vm.GCMarkSweep, vm.GCMemoised} {
-		if ms[i], err = vm.New(p, vm.Options{Granularity: g, GC: gc}); err != nil {
+		if ms[i], err = vm.New(p, vm.Options{Granularity: g, GC: gc, Tuning: envTuning()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestCollectGarbage_noAllocs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := vm.New(p, vm.Options{GC: gc})
+		m, err := vm.New(p, vm.Options{GC: gc, Tuning: envTuning()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ import (
 //     terms are the same, and so are the base's terms of the components
 //     changed (those of the records before): the sum gains the same.
 //
-// With MCVM_CHECK_ENCODING=1 every fingerprint taken this way is checked
+// With Tuning.CheckEncoding every fingerprint taken this way is checked
 // by executing the transition and encoding the state reached.
 type keptTrans struct {
 	gen          uint64 // incEnc.gen when kept; 0: nothing kept
@@ -214,10 +214,6 @@ func (in *incEnc) atBase(nt int) bool {
 		!in.all && !in.whole && !in.freed && !in.statics && len(s.threads) == nt && len(in.stamps) == nt
 }
 
-// keptOn is false only for the tests that compare searches with kept
-// transitions and without.
-var keptOn = true
-
 // StepAhead is Step, then EncodeFingerprint and StashFingerprint(st), for
 // explorer's lookahead: it returns the fingerprint of the state tr leads
 // to, the instructions tr executes, and Step's fault. If the machine is at
@@ -230,7 +226,7 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 	var c *threadCopy // the base's copy of tr's thread, if tr may be kept
 	// (A record too large to be kept is not looked for: tested first, it
 	// saves MolDyn's searches the rest.)
-	if nt := len(m.S.Threads); keptOn && uint(tr.Thread) < uint(nt) {
+	if nt := len(m.S.Threads); !m.opts.Tuning.NoKeptTransitions && uint(tr.Thread) < uint(nt) {
 		if t := m.S.Threads[tr.Thread]; t.small() && in.atBase(nt) {
 			c = in.snap.threads[tr.Thread]
 			if e := m.keptFor(tr, t, c); e != nil {
@@ -241,7 +237,7 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 				st.snap = in.snap
 				st.dirty, st.newTerms = e.dirty, e.newTerms
 				in.keptSteps++
-				if checkInc {
+				if m.opts.Tuning.CheckEncoding {
 					m.checkKept(tr, heap.Mix(sum), int(e.instr))
 				}
 				return heap.Mix(sum), int(e.instr), nil, false
@@ -386,7 +382,7 @@ func (e *keptTrans) keepObj(n int32, r heap.Ref, sh *heap.Heap) bool {
 }
 
 // checkKept checks a fingerprint StepAhead took kept for transition tr
-// (see checkInc): it executes tr, encodes the state reached and compares,
+// (see Tuning.CheckEncoding): it executes tr, encodes the state reached and compares,
 // then restores the base.
 func (m *Machine) checkKept(tr Trans, fp uint64, instr int) {
 	s, inv := m.inc.snap, m.invDirty

@@ -181,6 +181,7 @@ func aheadPrograms(t *testing.T) map[string]func(vm.Options) *vm.Machine {
 			if err != nil {
 				t.Fatal(err)
 			}
+			o.Tuning.CheckEncoding = vm.CheckingEncoding()
 			m, err := vm.New(p, o)
 			if err != nil {
 				t.Fatal(err)
@@ -232,9 +233,12 @@ func TestStepAhead_kept(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%v/gc=%v/dead=%v/escape=%v", name, o.Granularity, o.GC, o.DeadLocals, o.Escape), func(t *testing.T) {
 				m := progs[name](o)
 				with := walkAhead(t, m, 2000)
-				old := vm.SetKeptSteps(false)
-				without := walkAhead(t, progs[name](o), 2000)
-				vm.SetKeptSteps(old)
+				o.Tuning.NoKeptTransitions = true
+				mw := progs[name](o)
+				without := walkAhead(t, mw, 2000)
+				if mw.KeptSteps() != 0 {
+					t.Errorf("%d transitions taken kept with Tuning.NoKeptTransitions", mw.KeptSteps())
+				}
 				if i := firstDiffSteps(with, without); i >= 0 {
 					t.Errorf("transition %d of %d, %d: kept %v, executed %v", i, len(with), len(without), at(with, i), at(without, i))
 				}
@@ -249,8 +253,8 @@ func TestStepAhead_kept(t *testing.T) {
 // TestStepAhead_keptChecked walks the philosophers with every transition
 // taken kept executed as well and compared (vm.CheckEncoding).
 func TestStepAhead_keptChecked(t *testing.T) {
-	defer vm.CheckEncoding()()
 	m := load(t, "../benchmarks/models/philo.mcasm", map[string]int64{"N": 4}, vm.GranTransition)
+	m.SetTuning(vm.Tuning{CheckEncoding: true})
 	m.Init()
 	walkAhead(t, m, 1<<20)
 	if m.KeptSteps() == 0 {
@@ -289,7 +293,7 @@ func TestStepAhead_notified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+	m, err := vm.New(p, vm.Options{Granularity: vm.GranTransition, Tuning: envTuning()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,6 +66,8 @@ type Options struct {
 	// (dead variable reduction; bytecode.LiveLocals), so that states that
 	// differ only in such values are one state (--dead-locals).
 	DeadLocals bool
+	// Tuning holds settings for tests only; its zero value is the default.
+	Tuning Tuning
 }
 
 // FaultKind classifies a property violation or runtime fault.

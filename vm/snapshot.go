@@ -167,14 +167,14 @@ func (m *Machine) diffLogged(parent *Snapshot, u *undo) bool {
 		ent = diffWords(m.S.Statics, m.shadow.statics, ent)
 	}
 	u.ent = ent
-	if checkInc {
+	if m.opts.Tuning.CheckEncoding {
 		m.checkShadow()
 	}
 	return true
 }
 
 // checkShadow panics unless the shadow equals the active heap and statics
-// (after SaveDelta; see checkInc).
+// (after SaveDelta; see Tuning.CheckEncoding).
 func (m *Machine) checkShadow() {
 	h, sh := &m.S.Heap, &m.shadow.heap
 	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, m.shadow.statics) {
@@ -403,7 +403,7 @@ func (m *Machine) Restore(s *Snapshot) {
 			}
 		}
 	}
-	if checkInc {
+	if m.opts.Tuning.CheckEncoding {
 		m.checkRestored(s, src)
 	}
 	m.restored(s)
@@ -411,7 +411,7 @@ func (m *Machine) Restore(s *Snapshot) {
 
 // checkRestored panics if the state just restored from s (whose heap and
 // statics were src's) differs from it: a heap or statics other than
-// src's, or a thread changed since s was saved (see checkInc).
+// src's, or a thread changed since s was saved (see Tuning.CheckEncoding).
 func (m *Machine) checkRestored(s *Snapshot, src *fullCopy) {
 	h, sh := &m.S.Heap, &src.heap
 	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics) {
@@ -434,7 +434,7 @@ func (m *Machine) checkRestored(s *Snapshot, src *fullCopy) {
 // twice the instructions). It reports false in every other case, which
 // Restore then handles (it may have copied some of the objects or rolled
 // the shadow back to s by then, which Restore does again). With
-// MCVM_CHECK_ENCODING=1 it checks the state as Restore does
+// Tuning.CheckEncoding it checks the state as Restore does
 // (checkRestored).
 func (m *Machine) restoreBase(s *Snapshot) bool {
 	in := &m.inc
@@ -465,7 +465,7 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 			s.threads[i].restore(t)
 		}
 	}
-	if checkInc {
+	if m.opts.Tuning.CheckEncoding {
 		m.checkRestored(s, src)
 	}
 	in.restoredBase(s)

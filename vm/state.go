@@ -177,7 +177,7 @@ func (m *Machine) EncodeFingerprint() uint64 {
 	m.canon = &m.canons[in.bc]
 	if _, ok := m.encodeInc(nil, false); ok {
 		in.hits++
-		if checkInc {
+		if m.opts.Tuning.CheckEncoding {
 			m.checkEncoded(nil, false, nil, false, 0)
 		}
 	} else {
@@ -216,7 +216,7 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 			if split {
 				cuts = in.cuts(cuts, len(b))
 			}
-			if checkInc {
+			if m.opts.Tuning.CheckEncoding {
 				m.checkEncoded(out[len(b):], full, cuts[n:], split, len(b))
 			}
 			return out, cuts
@@ -527,7 +527,7 @@ func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
 	return heap.Mix(h)
 }
 
-// checkEncoded checks the incremental encoding just made (see checkInc):
+// checkEncoded checks the incremental encoding just made (see Tuning.CheckEncoding):
 // if full, its bytes written, else the fingerprint's terms, against
 // the records written again if the base has bytes (without them, only
 // the terms are compared); cuts are the encoding's, if split, offsets
@@ -564,7 +564,7 @@ func (m *Machine) foldOther() {
 	in := &m.inc
 	m.canon = &m.canons[1-in.bc]
 	m.foldWhole()
-	if checkInc {
+	if m.opts.Tuning.CheckEncoding {
 		m.checkFolded()
 	}
 	in.lastSum = in.wsum

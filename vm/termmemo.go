@@ -38,7 +38,7 @@ import (
 // fields and the Thread object's count are compared even where the record
 // leaves them out): a record is taken as equal only if it is.
 //
-// With MCVM_CHECK_ENCODING=1 every incremental fingerprint is compared
+// With Tuning.CheckEncoding every incremental fingerprint is compared
 // with a whole encoding's terms (checkEncoded), remembered ones included.
 type threadMemo struct {
 	gen          uint64 // incEnc.gen when kept; 0: nothing kept

@@ -19,7 +19,7 @@ func load(t testing.TB, path string, defines map[string]int64, g vm.Granularity)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := vm.New(p, vm.Options{Granularity: g})
+	m, err := vm.New(p, vm.Options{Granularity: g, Tuning: envTuning()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,3 +410,7 @@ func TestEnabled_choices(t *testing.T) {
 		}
 	}
 }
+
+// envTuning is the Tuning of the machines vm's test helpers make:
+// MCVM_CHECK_ENCODING=1 checks every encoding (vm.CheckingEncoding).
+func envTuning() vm.Tuning { return vm.Tuning{CheckEncoding: vm.CheckingEncoding()} }
