@@ -26,8 +26,13 @@ type Options struct {
 	// MemoryLimit, in bytes, ends certification with VerdictLimit when the
 	// Go runtime has mapped more; zero means no limit.
 	MemoryLimit int64
-	// Progress, if set, is called about every 5 seconds.
-	Progress func(explorer.Stats)
+	// Listeners observe the certification as explorer.Listeners observe
+	// a search: every state introduced (StateStored, with its
+	// fingerprint), every transition executed (Transition: from and to
+	// are script IDs, to -1 when it faulted; method and pc are -1),
+	// errors (ErrorFound) and, about every 5 seconds, progress. Tests
+	// measure coverage with them.
+	Listeners []explorer.Listener
 	// Digest is the program digest the script must carry; 0 means the
 	// digest of the machine's program. (With extra properties linked in,
 	// the machine runs a larger program than the one verified.)
@@ -39,11 +44,6 @@ type Options struct {
 	Extra *vm.Machine
 	// Next are invariants over consecutive states (full scripts only).
 	Next []NextInvariant
-	// OnState and OnTransition, if set, see every state introduced (with
-	// its fingerprint) and every transition executed (the fingerprints of
-	// its ends; to is 0 when it faulted). Tests measure coverage with them.
-	OnState      func(id int32, fp uint64)
-	OnTransition func(from uint64, tr vm.Trans, to uint64)
 	// Reducer is the partial-order reduction the script's search applied,
 	// and POR its name in the script's header ("none" or empty without a
 	// reducer). With it a state need only explore the persistent set the
@@ -151,6 +151,7 @@ type certifier struct {
 
 	chain   []vm.Trans         // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
 	walk    explorer.ChainWalk // with Options.Chain: the chain rules, as the search's
+	lis     listeners
 	mat     *materialise
 	matBuf  materialise
 	initPre []byte   // with Options.Chain: the state an init path step starts from, where its caller has not encoded it
@@ -201,7 +202,8 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 		return nil, err
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now(),
-		onStack: explorer.NewStackSet(1 << 26), walk: explorer.NewChainWalk(opts.Reducer, opts.Symmetry)}
+		onStack: explorer.NewStackSet(1 << 26), walk: explorer.NewChainWalk(opts.Reducer, opts.Symmetry),
+		lis: newListeners(opts.Listeners)}
 	c.lastProgress = c.start
 	if c.trust && len(opts.Next) > 0 {
 		return nil, fmt.Errorf("invariants over consecutive states need a tamper-proof script: a trustful one does not cover every transition")
@@ -349,6 +351,15 @@ func (c *certifier) fingerprint() uint64 {
 // record notes a property violation; path is the way to it.
 func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 	c.res.Stats.Errors++
+	if len(c.lis.err) > 0 {
+		var fp uint64 // the state's, for an error of a state (as the search gives it)
+		if last == nil && len(c.stack) > 0 {
+			fp = c.stack[len(c.stack)-1].fp
+		}
+		for _, l := range c.lis.err {
+			l.ErrorFound(f, fp)
+		}
+	}
 	if c.res.Fault == nil {
 		cp := *f
 		c.res.Fault = &cp
@@ -382,11 +393,13 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 // chain starts where its parent's ends: follow cuts c.chain back to the
 // top frame's ce before each transition).
 func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
-	if c.opts.OnState != nil {
+	if len(c.lis.state) > 0 {
 		if c.trust { // fingerprints only for the observer
 			fp = c.fingerprint()
 		}
-		c.opts.OnState(id, fp)
+		for _, l := range c.lis.state {
+			l.StateStored(id, fp)
+		}
 	}
 	level := len(c.stack)
 	start := int32(len(c.trans))
@@ -857,11 +870,13 @@ func (c *certifier) prevInit(init []Entry, i int) int32 {
 // certification must stop.
 func (c *certifier) limited() bool {
 	o := &c.opts
-	if o.Progress != nil && time.Since(c.lastProgress) >= 5*time.Second {
+	if len(c.lis.progress) > 0 && time.Since(c.lastProgress) >= 5*time.Second {
 		c.lastProgress = time.Now()
 		st := c.res.Stats
 		st.Elapsed = time.Since(c.start)
-		o.Progress(st)
+		for _, l := range c.lis.progress {
+			l.Progress(st)
+		}
 	}
 	switch {
 	case o.MemoryLimit > 0 && c.pos&(1<<14-1) == 0 && explorer.MemoryInUse() > o.MemoryLimit:
@@ -990,9 +1005,7 @@ func (c *certifier) follow(e *Entry) error {
 				}
 				return discrepancy(FaultMismatch, pos, "the chain of %s from state %d %s (%s), the script says it reaches state %d", c.describe(tr, e.Instr), top.id, how, cf.Msg, e.ID)
 			}
-			if c.opts.OnTransition != nil {
-				c.opts.OnTransition(top.fp, tr, 0)
-			}
+			c.transition(top.id, tr, -1, false)
 			c.record(cf, &tr)
 			if reduced && !inv {
 				c.matBuf = materialise{level: level, tr: tr, instr: e.Instr, bad: c.chain[len(c.chain)-1], n: int32(len(c.chain)) - top.ce - 1}
@@ -1005,9 +1018,7 @@ func (c *certifier) follow(e *Entry) error {
 		if e.Op != OpFault {
 			return discrepancy(FaultMismatch, pos, "%s from state %d faults (%s), the script says it reaches state %d", c.describe(tr, e.Instr), top.id, f.Msg, e.ID)
 		}
-		if c.opts.OnTransition != nil {
-			c.opts.OnTransition(top.fp, tr, 0)
-		}
+		c.transition(top.id, tr, -1, false)
 		if top.req < top.end {
 			// The path ends here, and the other threads' transitions
 			// would never be taken after it: all are explored.
@@ -1023,9 +1034,7 @@ func (c *certifier) follow(e *Entry) error {
 	if !c.trust {
 		fp = c.fingerprint()
 	}
-	if c.opts.OnTransition != nil {
-		c.opts.OnTransition(top.fp, tr, fp)
-	}
+	c.transition(top.id, tr, e.ID, e.Op == OpNew)
 	if len(c.opts.Next) > 0 {
 		for i, n := range c.opts.Next {
 			if top.pre&(1<<i) == 0 {
@@ -1172,4 +1181,36 @@ func (c *certifier) entry(e *Entry) (done bool, err error) {
 		return true, err
 	}
 	return c.stopped || c.res.Limit != "", nil
+}
+
+// listeners are a certification's listeners (Options.Listeners) sorted by
+// the events they want.
+type listeners struct{ state, trans, err, progress []explorer.Listener }
+
+func newListeners(ls []explorer.Listener) listeners {
+	var r listeners
+	for _, l := range ls {
+		w := l.Wants()
+		if w&explorer.EventState != 0 {
+			r.state = append(r.state, l)
+		}
+		if w&explorer.EventTransition != 0 {
+			r.trans = append(r.trans, l)
+		}
+		if w&explorer.EventError != 0 {
+			r.err = append(r.err, l)
+		}
+		if w&explorer.EventProgress != 0 {
+			r.progress = append(r.progress, l)
+		}
+	}
+	return r
+}
+
+// transition reports a transition from state from to state to (-1: it
+// faulted) to the listeners.
+func (c *certifier) transition(from int32, tr vm.Trans, to int32, isNew bool) {
+	for _, l := range c.lis.trans {
+		l.Transition(from, tr, -1, -1, to, isNew)
+	}
 }

@@ -25,9 +25,15 @@ type edge struct {
 type graph struct {
 	states map[uint64]bool
 	edges  map[edge]bool
+	// With hook: the fingerprints of the script's IDs, and the edges to
+	// states not yet introduced, by the ID they reach.
+	fpOf    map[int32]uint64
+	pending map[int32][]edge
 }
 
-func newGraph() *graph { return &graph{states: map[uint64]bool{}, edges: map[edge]bool{}} }
+func newGraph() *graph {
+	return &graph{states: map[uint64]bool{}, edges: map[edge]bool{}, fpOf: map[int32]uint64{}, pending: map[int32][]edge{}}
+}
 
 // searchGraph explores p completely and returns its graph.
 func searchGraph(t testing.TB, p *bytecode.Program, g vm.Granularity) *graph {
@@ -47,10 +53,30 @@ func searchGraph(t testing.TB, p *bytecode.Program, g vm.Granularity) *graph {
 	return gr
 }
 
-// hook makes certification options add what they cover to gr.
+// hook makes certification options add what they cover to gr. The
+// certifier gives states by the script's IDs; a transition reported
+// before the state it reaches is introduced waits for it. (The IDs of one
+// script, or of its tasks, name the same states: a graph serves one.)
 func (gr *graph) hook(o *scc.Options) {
-	o.OnState = func(_ int32, fp uint64) { gr.states[fp] = true }
-	o.OnTransition = func(from uint64, tr vm.Trans, to uint64) { gr.edges[edge{from, tr, to}] = true }
+	o.Listeners = append(o.Listeners, explorer.Funcs{
+		OnState: func(id int32, fp uint64) {
+			gr.states[fp] = true
+			gr.fpOf[id] = fp
+			for _, e := range gr.pending[id] {
+				e.to = fp
+				gr.edges[e] = true
+			}
+			delete(gr.pending, id)
+		},
+		OnTransition: func(from int32, tr vm.Trans, _, _ int32, to int32, _ bool) {
+			e := edge{from: gr.fpOf[from], tr: tr}
+			if fp, ok := gr.fpOf[to]; ok || to < 0 {
+				e.to = fp
+				gr.edges[e] = true
+				return
+			}
+			gr.pending[to] = append(gr.pending[to], e)
+		}})
 }
 
 // covers reports what of want gr lacks.

@@ -409,7 +409,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	}
 	eo.Chain = chains // (for the summary)
 	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth,
-		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Progress: sf.progressFunc(stderr), Digest: digest, POR: porName, Symmetry: *cf.sym, Chain: chains}
+		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Listeners: eo.Listeners, Digest: digest, POR: porName, Symmetry: *cf.sym, Chain: chains}
 	if mode != por.None {
 		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
 	}
