@@ -16,8 +16,6 @@ type frontier interface {
 	// pop takes the next state, with its encoding if push was given one
 	// (valid until the next call); ok is false when the frontier is empty.
 	pop() (id int32, enc []byte, ok bool)
-	// bytes is the frontier's memory.
-	bytes() int64
 }
 
 // queue is breadth-first search's frontier: first in, first out, so that
@@ -50,15 +48,12 @@ func (q *queue) pop() (int32, []byte, bool) {
 	return id, q.encs.pop(), true
 }
 
-func (q *queue) bytes() int64 { return int64(cap(q.ids))*4 + q.encs.bytes() }
-
 // encQueue holds encodings first in, first out, in chunks of chunkSize
 // bytes, each released once every encoding in it has been taken.
 type encQueue struct {
 	chunks [][]byte
 	offs   []uint64 // chunk<<32 | offset of each encoding not yet taken, from head
 	head   int
-	live   int64 // chunk bytes held
 }
 
 func (q *encQueue) push(enc []byte) {
@@ -66,7 +61,6 @@ func (q *encQueue) push(enc []byte) {
 	if len(q.chunks) == 0 || q.chunks[len(q.chunks)-1] == nil ||
 		len(q.chunks[len(q.chunks)-1])+need > cap(q.chunks[len(q.chunks)-1]) {
 		q.chunks = append(q.chunks, make([]byte, 0, max(chunkSize, need)))
-		q.live += int64(max(chunkSize, need))
 	}
 	ci := len(q.chunks) - 1
 	c := q.chunks[ci]
@@ -89,7 +83,6 @@ func (q *encQueue) pop() []byte {
 	}
 	ci := int(ref >> 32)
 	for j := ci - 1; j >= 0 && q.chunks[j] != nil; j-- {
-		q.live -= int64(cap(q.chunks[j]))
 		q.chunks[j] = nil
 	}
 	c := q.chunks[ci]
@@ -97,5 +90,3 @@ func (q *encQueue) pop() []byte {
 	n, k := binary.Uvarint(c[off:])
 	return c[off+k : off+k+int(n)]
 }
-
-func (q *encQueue) bytes() int64 { return q.live + int64(cap(q.offs))*8 }

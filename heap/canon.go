@@ -177,11 +177,6 @@ func AppendUvarint(b []byte, x uint64) []byte {
 	return binary.AppendUvarint(b, x)
 }
 
-// AppendVarint appends x as a zig-zag varint.
-func AppendVarint(b []byte, x int64) []byte {
-	return AppendUvarint(b, uint64(x<<1)^uint64(x>>63))
-}
-
 // The encoders make room for the most their output can take once, then
 // write with PutUvarint: its bounds checks cannot fail and their failure
 // path does not return, whereas append's growth path is a call that makes
