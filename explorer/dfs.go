@@ -128,10 +128,13 @@ func (s *search) push(id int32, start int, z uint64) {
 // the next transition of the state on top of the stack and follow it;
 // enter the state it reaches if that is new, and leave the top state when
 // it has no transition left to explore. The parts it calls hold the
-// features: forward executes a transition (or takes it from the
-// lookahead, or runs a chain on from it), arrive applies the cycle
-// proviso, enter checks a new state and pushes it, revisit wakes what
-// sleep sets left asleep, pop backtracks.
+// features: hasNext settles sleep sets and applies the duplicate proviso,
+// forward executes a transition and runs the chain it begins, arrive
+// applies the other provisos and tells the dynamic reduction, enter
+// checks a new state and pushes it, revisit wakes what sleep sets left
+// asleep, pop backtracks. Only the lookahead's successor (ahead.go), the
+// hot path of the lossy stores' unreduced search, is taken in the loop
+// itself.
 func (s *search) dfs() {
 	if !s.begin() {
 		return
