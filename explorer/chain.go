@@ -41,9 +41,7 @@ func (s *search) runChain(z *uint64) (f *vm.Fault, reduced, slept bool) {
 		if !ok {
 			return nil, false, false
 		}
-		if s.tune.SkipInvariants && !s.m.InvariantsChanged() {
-			// (As in check.)
-		} else if f := s.m.CheckInvariants(); f != nil {
+		if f := Invariants(s.m, s.tune.SkipInvariants); f != nil {
 			s.record(f, -1, nil)
 			return errChainInvariant, false, false
 		}

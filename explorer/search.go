@@ -304,25 +304,51 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 // transitions to s.trans; deadlocks and invariant violations are recorded
 // as errors, and then the state is not expanded.
 func (s *search) check(id int32) (expand bool) {
-	if s.tune.SkipInvariants && !s.m.InvariantsChanged() {
-		// Reached from a checked state by writes the invariants do not
-		// read: they hold here too.
-	} else if f := s.m.CheckInvariants(); f != nil {
+	var f *vm.Fault
+	var end bool
+	if s.trans, f, end = CheckState(s.m, s.tune.SkipInvariants, s.trans); f != nil {
 		s.record(f, id, nil)
 		return false
 	}
-	n := len(s.trans)
-	s.trans = s.m.Enabled(s.trans)
-	if len(s.trans) == n {
-		if s.m.Alive() {
-			s.record(DeadlockFault(), id, nil)
-			return false
-		}
+	if end {
 		for _, l := range s.lis.end {
 			l.EndState(s.lastFP)
 		}
 	}
 	return true
+}
+
+// Invariants evaluates the invariants in the state m holds and returns
+// the violation, if one is violated; with skip, not where the transitions
+// since the last check wrote nothing they read
+// (vm.Machine.InvariantsChanged): they hold there too.
+func Invariants(m *vm.Machine, skip bool) *vm.Fault {
+	if skip && !m.InvariantsChanged() {
+		return nil
+	}
+	return m.CheckInvariants()
+}
+
+// CheckState checks the state m holds, just reached: its invariants
+// (Invariants, with skip), and,
+// appending its enabled transitions to trans, whether it is a deadlock
+// (none enabled while a started thread lives: DeadlockFault) or an end
+// state (no thread lives). It returns trans and the fault found (then
+// trans is as it was for an invariant violation). Both the search and
+// the certifier of its script (package scc) check states with it.
+func CheckState(m *vm.Machine, skip bool, trans []vm.Trans) (_ []vm.Trans, f *vm.Fault, end bool) {
+	if f := Invariants(m, skip); f != nil {
+		return trans, f, false
+	}
+	n := len(trans)
+	trans = m.Enabled(trans)
+	if len(trans) == n {
+		if m.Alive() {
+			return trans, DeadlockFault(), false
+		}
+		return trans, nil, true
+	}
+	return trans, nil, false
 }
 
 // tick handles limits and progress; it returns true when the search must

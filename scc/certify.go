@@ -427,17 +427,11 @@ func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
 			}
 		}
 	}
-	if !c.m.InvariantsChanged() {
-		// Reached from a checked state by writes the invariants do not
-		// read: they hold here too (as in the explorer).
-	} else if fault := c.m.CheckInvariants(); fault != nil {
-		c.record(fault, nil)
-		return
-	}
-	c.trans = c.m.Enabled(c.trans)
+	var fault *vm.Fault
+	c.trans, fault, _ = explorer.CheckState(c.m, true, c.trans)
 	top.end = int32(len(c.trans))
-	if top.end == start && c.m.Alive() {
-		c.record(explorer.DeadlockFault(), nil)
+	if fault != nil {
+		c.record(fault, nil)
 		return
 	}
 	// As the search does when it pushes a state: free the objects no root
@@ -599,10 +593,8 @@ func (c *certifier) runChain(count bool, instr int64) (f *vm.Fault, reduced, inv
 		if !ok {
 			return nil, false, false, instr
 		}
-		if c.m.InvariantsChanged() {
-			if f := c.m.CheckInvariants(); f != nil {
-				return f, false, true, instr
-			}
+		if f := explorer.Invariants(c.m, true); f != nil {
+			return f, false, true, instr
 		}
 		c.chain = append(c.chain, t)
 		f := c.step(t)
