@@ -260,7 +260,7 @@ func (r *Reducer) lockFlow(meth *bytecode.Method, h0 int, safe []bool) ([]*lockS
 				releaseAll()
 			}
 		}
-		pop, push := stackEffect(p, ins)
+		pop, push := bytecode.StackEffect(p, ins)
 		if pop > len(st) {
 			return nil, false // cannot happen in verified code
 		}

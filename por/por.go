@@ -4,7 +4,6 @@ package por
 
 import (
 	"fmt"
-	"math/bits"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -566,33 +565,4 @@ func (r *Reducer) confined(m *vm.Machine, t int32, obj heap.Ref) bool {
 		r.cross[f] = has(o, f) || has(o, r.nent+f) || has(r.invRead, f) || has(r.invRead, 2*r.nent+f)
 	}
 	return m.Confined(t, obj, r.cross)
-}
-
-// popcount is used by tests and statistics.
-func popcount(b []uint64) int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
-// stackEffect returns how many values an instruction pops and pushes.
-func stackEffect(p *bytecode.Program, in bytecode.Instr) (pop, push int) {
-	info := in.Op.Info()
-	pop, push = int(info.Pop), int(info.Push)
-	if info.Flags&bytecode.FlagVarStack != 0 {
-		callee := &p.Methods[in.A]
-		switch in.Op {
-		case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
-			pop = int(callee.Args)
-			push = 0
-			if callee.Flags&bytecode.MethodReturns != 0 {
-				push = 1
-			}
-		case bytecode.OpNewthread:
-			pop, push = int(callee.Args), 1
-		}
-	}
-	return pop, push
 }

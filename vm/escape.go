@@ -564,10 +564,6 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 	return Footprint{Kind: FootAny}
 }
 
-// Threw reports whether the last Step threw an exception (which may have
-// released monitors of synchronized frames, or ended the thread).
-func (m *Machine) Threw() bool { return m.threw }
-
 // heldBy returns the object v refers to if thread t holds its monitor.
 func (m *Machine) heldBy(t *Thread, v Value) (heap.Ref, bool) {
 	if !v.Ref {

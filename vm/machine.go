@@ -206,7 +206,6 @@ type Machine struct {
 	holds     []bool
 	markStack []markItem
 	back      bool // the last Step jumped backwards (see BackJump)
-	threw     bool // the last Step threw (see Threw)
 	conf      []bool
 	confStack []heap.Ref
 	slotField [][]int32 // per class, per slot: the field it holds
@@ -529,15 +528,8 @@ func (m *Machine) threadOf(v Value) *Thread {
 	return m.S.Threads[id]
 }
 
-// choices returns how many transitions enabled thread t has.
-func (m *Machine) choices(t *Thread) int32 {
-	if t.Status != StatusRunnable {
-		return 1
-	}
-	return m.choicesAt(t, m.next(t))
-}
-
-// choicesAt is choices for a runnable thread t whose next instruction is o.
+// choicesAt returns how many transitions runnable thread t, whose next
+// instruction is o, has.
 // An instruction with more than one choice must be choosy (op.choosy, set
 // in decode): Enabled takes the others as having one without asking.
 func (m *Machine) choicesAt(t *Thread, o *op) int32 {
@@ -658,7 +650,6 @@ func (m *Machine) step(tr Trans) *Fault {
 	m.stamp(t)
 	m.version++
 	m.back = false
-	m.threw = false
 	m.faulted = false
 	m.choice = tr.Choice
 	m.executed = 0
