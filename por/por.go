@@ -153,22 +153,12 @@ func or(dst, src []uint64) (ch bool) {
 	return ch
 }
 
-// knownFlow lists the opcodes whose control flow succ understands; any
-// other opcode is assumed to be able to continue anywhere in its method.
-// The structured-exception instructions (leave, endfinally, endfault,
-// endfilter, rethrow) continue at places known only at run time, so they
-// are treated that way too; they access nothing themselves.
+// knownFlow reports whether succ understands op's control flow; any other
+// opcode is assumed to be able to continue anywhere in its method: an
+// invalid one, and those that continue at places known only at run time
+// (bytecode.FlagRuntimeFlow: the structured-exception instructions).
 func knownFlow(op bytecode.Opcode) bool {
-	return op.Valid() && op <= bytecode.OpThrow
-}
-
-// accessFree lists the opcodes outside knownFlow that touch nothing shared.
-func accessFree(op bytecode.Opcode) bool {
-	switch op {
-	case bytecode.OpLeave, bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter, bytecode.OpRethrow:
-		return true
-	}
-	return false
+	return op.Valid() && !op.Is(bytecode.FlagRuntimeFlow)
 }
 
 // analyse computes reach: own accesses per instruction, method summaries
@@ -189,44 +179,42 @@ func (r *Reducer) analyse() {
 		for pc, in := range code {
 			b := make([]uint64, r.words)
 			own[mi][pc] = b
-			g := 0
-			if r.guarded[mi][pc] {
-				g = 2 * r.nent
+			info := in.Op.Info()
+			write := info.Flags&bytecode.FlagWrite != 0
+			switch info.Access {
+			case bytecode.AccessField:
+				g := 0
+				if r.guarded[mi][pc] {
+					g = 2 * r.nent
+				}
+				set(b, g+r.fieldBit(in.A, write))
+			case bytecode.AccessStatic:
+				set(b, r.staticBit(in.A, write))
+			case bytecode.AccessElem:
+				set(b, r.arrayBit(write))
+			case bytecode.AccessMonitor:
+				set(b, r.monBit)
+			case bytecode.AccessThread:
+				if write {
+					set(b, r.startBit)
+				} else {
+					set(b, r.joinBit)
+				}
+			}
+			if info.Flags&bytecode.FlagReturn != 0 && p.Methods[mi].Sync() {
+				set(b, r.monBit)
 			}
 			switch in.Op {
-			case bytecode.OpGetfield:
-				set(b, g+r.fieldBit(in.A, false))
-			case bytecode.OpPutfield:
-				set(b, g+r.fieldBit(in.A, true))
-			case bytecode.OpGetstatic:
-				set(b, r.staticBit(in.A, false))
-			case bytecode.OpPutstatic:
-				set(b, r.staticBit(in.A, true))
-			case bytecode.OpArrload:
-				set(b, r.arrayBit(false))
-			case bytecode.OpArrstore:
-				set(b, r.arrayBit(true))
-			case bytecode.OpJoin:
-				set(b, r.joinBit)
-			case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-				set(b, r.monBit)
-			case bytecode.OpReturn, bytecode.OpRetval:
-				if p.Methods[mi].Sync() {
-					set(b, r.monBit)
-				}
-			case bytecode.OpStart:
-				set(b, r.startBit)
 			case bytecode.OpInvokestatic, bytecode.OpNewthread:
 				calls[mi] = append(calls[mi], int32(in.A))
 			case bytecode.OpInvokevirtual:
 				calls[mi] = append(calls[mi], r.overrides(int32(in.A))...)
-			default:
-				if !knownFlow(in.Op) && !accessFree(in.Op) {
-					// An instruction this analysis does not know may do
-					// anything: every bit.
-					for i := range b {
-						b[i] = ^uint64(0)
-					}
+			}
+			if !in.Op.Valid() {
+				// An instruction this analysis does not know may do
+				// anything: every bit.
+				for i := range b {
+					b[i] = ^uint64(0)
 				}
 			}
 		}

@@ -142,22 +142,29 @@ func (m *Machine) allocated(t *Thread, r heap.Ref) heap.Ref {
 	return r
 }
 
-// heapTarget returns the reference operand of a heap instruction at the top
-// of t's stack, or Null if the instruction has none or it is not a
-// non-null reference.
-func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
-	d := 0
-	switch op {
-	case bytecode.OpGetfield, bytecode.OpMonitorenter, bytecode.OpMonitorexit:
-		d = 1
-	case bytecode.OpPutfield, bytecode.OpArrload:
-		d = 2
-	case bytecode.OpArrstore:
-		d = 3
-	default:
-		return heap.Null
+// objOps holds, per opcode, what heapTarget and localOp read of the
+// opcode table: where the reference to the object the instruction
+// accesses is on the operand stack (bytecode.Info.Ref) and whether it
+// takes the object's monitor (bytecode.FlagAcquire). (An array of 256,
+// indexed without a bounds check: localOp runs for every heap
+// instruction of a transition with Options.Escape.)
+var objOps = func() (a [256]struct {
+	ref     uint8
+	acquire bool
+}) {
+	for op := range bytecode.NumOpcodes {
+		info := bytecode.Opcode(op).Info()
+		a[op].ref, a[op].acquire = uint8(info.Ref), info.Flags&bytecode.FlagAcquire != 0
 	}
-	if len(t.Stack) < d {
+	return a
+}()
+
+// heapTarget returns the reference to the object instruction op, next in
+// t, accesses, or Null if it accesses none or the value is not a non-null
+// reference.
+func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
+	d := int(objOps[op].ref)
+	if d == 0 || len(t.Stack) < d {
 		return heap.Null
 	}
 	v := t.Stack[len(t.Stack)-d]
@@ -177,7 +184,7 @@ func (m *Machine) localOp(t *Thread, o *op) bool {
 	if r == heap.Null || !m.S.Heap.Valid(r) || !m.localTo(t, r) {
 		return false
 	}
-	if o.op == bytecode.OpMonitorenter {
+	if objOps[o.op].acquire {
 		// A monitor can be held by a thread that no longer holds a
 		// reference to its object; then t would block, which is not local.
 		return m.lockable(t, r)
@@ -241,71 +248,74 @@ func (m *Machine) NextAccess(tid int32) Access {
 		return Access{Kind: AccOther}
 	}
 	o := m.next(t)
-	if !o.op.Is(bytecode.FlagSched) && !o.ret && o.op != bytecode.OpInvokestatic && o.op != bytecode.OpInvokevirtual {
+	info := o.op.Info()
+	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 {
 		return Access{Kind: AccNone}
 	}
+	write := info.Flags&bytecode.FlagWrite != 0
 	a := Access{Kind: AccOther}
-	switch o.op {
-	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
-		return Access{Kind: AccNone}
-	case bytecode.OpGetfield, bytecode.OpPutfield:
-		a = Access{Kind: AccField, Index: int32(o.a), Write: o.op == bytecode.OpPutfield}
-	case bytecode.OpGetstatic, bytecode.OpPutstatic:
-		return Access{Kind: AccStatic, Index: int32(o.a), Write: o.op == bytecode.OpPutstatic}
-	case bytecode.OpArrload, bytecode.OpArrstore:
-		a = Access{Kind: AccArray, Write: o.op == bytecode.OpArrstore}
-	case bytecode.OpMonitorexit:
-		a = Access{Kind: AccRelease}
-	case bytecode.OpMonitorenter:
-		// Entering a monitor t holds only counts up: AccHeldMonitor
-		// (below).
-	case bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-		if n := len(t.Stack); n > 0 {
-			if r, ok := m.heldBy(t, t.Stack[n-1]); ok {
+	switch info.Access {
+	case bytecode.AccessNone:
+		switch {
+		case info.Flags&bytecode.FlagReturn != 0:
+			if len(t.Frames) == 1 {
+				return Access{Kind: AccEnd}
+			}
+			if !m.syncMethod[t.top().Method] {
+				return Access{Kind: AccNone}
+			}
+			return Access{Kind: AccRelease}
+		case info.Flags&bytecode.FlagCall != 0:
+			if o.op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
+				return Access{Kind: AccNone}
+			}
+			// A synchronized call on a monitor t holds only counts up.
+			if c := m.callee(t, o); c >= 0 && m.syncMethod[c] {
+				if r, ok := m.heldBy(t, t.Stack[len(t.Stack)-int(m.prog.Methods[c].Args)]); ok {
+					return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
+				}
+			}
+			return a
+		}
+		return Access{Kind: AccNone} // choose, yield
+	case bytecode.AccessField:
+		a = Access{Kind: AccField, Index: int32(o.a), Write: write}
+	case bytecode.AccessStatic:
+		return Access{Kind: AccStatic, Index: int32(o.a), Write: write}
+	case bytecode.AccessElem:
+		a = Access{Kind: AccArray, Write: write}
+	case bytecode.AccessMonitor:
+		switch {
+		case info.Flags&bytecode.FlagAcquire != 0:
+			// Entering a monitor t holds only counts up: AccHeldMonitor
+			// (below).
+		case o.op == bytecode.OpMonitorexit:
+			a = Access{Kind: AccRelease}
+		default: // wait, notify, notifyall
+			if r, ok := m.heldBy(t, t.peek(int(info.Ref))); ok {
 				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
 			}
+			return a
 		}
-		return a
-	case bytecode.OpStart:
-		return Access{Kind: AccStart}
-	case bytecode.OpJoin:
+	case bytecode.AccessThread:
+		if write {
+			return Access{Kind: AccStart}
+		}
 		// Joining a thread that has ended: nothing can change that (a
 		// thread never started could still be started).
-		if n := len(t.Stack); n > 0 {
-			if u := m.threadOf(t.Stack[n-1]); u != nil && u.Status == StatusTerminated {
-				return Access{Kind: AccJoinEnded}
-			}
+		if u := m.threadOf(t.peek(int(info.Ref))); u != nil && u.Status == StatusTerminated {
+			return Access{Kind: AccJoinEnded}
 		}
-		return a
-	case bytecode.OpReturn, bytecode.OpRetval:
-		if len(t.Frames) == 1 {
-			return Access{Kind: AccEnd}
-		}
-		if !m.syncMethod[t.top().Method] {
-			return Access{Kind: AccNone}
-		}
-		return Access{Kind: AccRelease}
-	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
-		if o.op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
-			return Access{Kind: AccNone}
-		}
-		// A synchronized call on a monitor t holds only counts up.
-		if c := m.callee(t, o); c >= 0 && m.syncMethod[c] {
-			if r, ok := m.heldBy(t, t.Stack[len(t.Stack)-int(m.prog.Methods[c].Args)]); ok {
-				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
-			}
-		}
-		return a
-	default:
 		return a
 	}
 	if r := heapTarget(t, o.op); r != heap.Null && m.S.Heap.Valid(r) {
 		a.Obj = r
 		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
+		acquire := info.Flags&bytecode.FlagAcquire != 0
 		if m.localTo(t, r) {
-			a.Local = o.op != bytecode.OpMonitorenter || m.lockable(t, r)
+			a.Local = !acquire || m.lockable(t, r)
 		}
-		if a.Held && o.op == bytecode.OpMonitorenter {
+		if a.Held && acquire {
 			a.Kind = AccHeldMonitor
 		}
 	}
@@ -481,63 +491,57 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		return Footprint{}
 	}
 	o := m.next(t)
-	top := func(d int) Value {
-		if len(t.Stack) < d {
-			return Value{}
-		}
-		return t.Stack[len(t.Stack)-d]
-	}
+	info := o.op.Info()
+	write := info.Flags&bytecode.FlagWrite != 0
 	obj := func(d int) (heap.Ref, bool) {
-		v := top(d)
+		v := t.peek(d)
 		r := heap.Ref(v.I)
 		if !v.Ref || r == heap.Null || !m.S.Heap.Valid(r) {
 			return 0, false
 		}
 		return r, true
 	}
-	switch o.op {
-	case bytecode.OpGetfield, bytecode.OpPutfield:
-		d := 1
-		if o.op == bytecode.OpPutfield {
-			d = 2
+	switch info.Access {
+	case bytecode.AccessField:
+		r, ok := obj(int(info.Ref))
+		if !ok {
+			return Footprint{}
 		}
+		return Footprint{Kind: FootField, Write: write, Obj: r, Index: o.a}
+	case bytecode.AccessStatic:
+		return Footprint{Kind: FootStatic, Write: write, Index: o.a}
+	case bytecode.AccessElem:
+		d := int(info.Ref)
 		r, ok := obj(d)
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootField, Write: o.op == bytecode.OpPutfield, Obj: r, Index: o.a}
-	case bytecode.OpGetstatic, bytecode.OpPutstatic:
-		return Footprint{Kind: FootStatic, Write: o.op == bytecode.OpPutstatic, Index: o.a}
-	case bytecode.OpArrload, bytecode.OpArrstore:
-		d := 2
-		if o.op == bytecode.OpArrstore {
-			d = 3
-		}
-		r, ok := obj(d)
+		return Footprint{Kind: FootElem, Write: write, Obj: r, Index: t.peek(d - 1).I}
+	case bytecode.AccessMonitor:
+		r, ok := obj(int(info.Ref))
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootElem, Write: o.op == bytecode.OpArrstore, Obj: r, Index: top(d - 1).I}
-	case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-		r, ok := obj(1)
-		if !ok {
+		return Footprint{Kind: FootMonitor, Write: write, Acquire: info.Flags&bytecode.FlagAcquire != 0, Obj: r}
+	case bytecode.AccessThread:
+		u := m.threadOf(t.peek(int(info.Ref)))
+		if u == nil {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootMonitor, Write: true, Acquire: o.op == bytecode.OpMonitorenter, Obj: r}
-	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+		return Footprint{Kind: FootThread, Write: write, Index: int64(u.ID)}
+	}
+	switch {
+	case info.Flags&bytecode.FlagCall != 0:
 		callee := m.callee(t, o)
 		if callee < 0 || !m.syncMethod[callee] {
-			if o.op == bytecode.OpInvokevirtual && callee < 0 {
-				return Footprint{} // it throws
-			}
-			return Footprint{}
+			return Footprint{} // not synchronized, or it throws
 		}
 		r, ok := obj(int(m.prog.Methods[callee].Args))
 		if !ok {
 			return Footprint{}
 		}
 		return Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: r}
-	case bytecode.OpReturn, bytecode.OpRetval:
+	case info.Flags&bytecode.FlagReturn != 0:
 		f := t.top()
 		if len(t.Frames) == 1 {
 			if f.Lock != heap.Null {
@@ -549,19 +553,8 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 			return Footprint{}
 		}
 		return Footprint{Kind: FootMonitor, Write: true, Obj: f.Lock}
-	case bytecode.OpStart, bytecode.OpJoin:
-		u := m.threadOf(top(1))
-		if u == nil {
-			return Footprint{}
-		}
-		return Footprint{Kind: FootThread, Write: o.op == bytecode.OpStart, Index: int64(u.ID)}
-	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
-		return Footprint{}
 	}
-	if !o.op.Is(bytecode.FlagSched) {
-		return Footprint{} // a thread-local instruction
-	}
-	return Footprint{Kind: FootAny}
+	return Footprint{} // nothing shared (choose and yield too)
 }
 
 // heldBy returns the object v refers to if thread t holds its monitor.
