@@ -445,7 +445,7 @@ func (r *Reducer) othersHave(m *vm.Machine, t int32, b [4]int) bool {
 // persistent set on its own.
 func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	a := m.NextAccess(t)
-	if a.Kind == vm.AccNone {
+	if a.Kind == vm.FootNone {
 		return true
 	}
 	if a.Local && r.mode&Escape != 0 {
@@ -454,30 +454,33 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	if r.mode&Ample == 0 {
 		return false
 	}
-	if a.Kind == vm.AccField && a.Held && r.heldIndependent(m, t, a) {
+	if a.Kind == vm.FootField && a.Held && r.heldIndependent(m, t, a) {
 		return true
 	}
-	if (a.Kind == vm.AccField || a.Kind == vm.AccArray) && a.Obj != 0 && r.confined(m, t, a.Obj) {
+	if (a.Kind == vm.FootField || a.Kind == vm.FootElem) && a.Obj != 0 && r.confined(m, t, a.Obj) {
 		return true
 	}
 	var bit int
 	switch a.Kind {
-	case vm.AccHeldMonitor, vm.AccRelease, vm.AccJoinEnded, vm.AccEnd:
+	case vm.FootMonitor:
 		// monitorenter, a synchronized call, wait, notify, notifyall or a
 		// release of a monitor t holds: nobody else can take, wait on or
-		// notify it until t releases it (wait does). join of a thread that
-		// has ended: nothing changes that. t's end: it enables the joins
-		// of t, which are disabled until then, so none of them can run
-		// before it in a path of other threads' transitions, and nothing
-		// else sees it.
+		// notify it until t releases it (wait does).
 		return true
-	case vm.AccStart:
-		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1})
-	case vm.AccField:
+	case vm.FootThread:
+		if !a.Write || a.Index == int64(t) {
+			// join of a thread that has ended: nothing changes that. t's
+			// end: it enables the joins of t, which are disabled until
+			// then, so none of them can run before it in a path of other
+			// threads' transitions, and nothing else sees it.
+			return true
+		}
+		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1}) // a start
+	case vm.FootField:
 		bit = int(a.Index)
-	case vm.AccStatic:
+	case vm.FootStatic:
 		bit = len(r.prog.Fields) + int(a.Index)
-	case vm.AccArray:
+	case vm.FootElem:
 		bit = r.nent - 1
 	default:
 		return false

@@ -192,131 +192,145 @@ func (m *Machine) localOp(t *Thread, o *op) bool {
 	return true
 }
 
-// AccessKind classifies what the transition a thread takes next begins
-// with, as far as other threads are concerned.
-type AccessKind uint8
+// FootKind classifies the shared location a transition touches.
+type FootKind uint8
 
-// Access kinds.
+// Footprint kinds.
 const (
-	// AccOther: an instruction that can enable or disable other threads'
-	// transitions, or be enabled or disabled by them (monitorenter, wait,
-	// notify, join, a synchronized call, reacquiring a monitor after wait).
-	AccOther AccessKind = iota
-	// AccNone: nothing other threads can see (a thread-local instruction,
-	// choose, yield).
-	AccNone
-	AccField  // Access.Index is the field
-	AccStatic // Access.Index is the static
-	AccArray  // an array element
-	// AccRelease: monitorexit, or the return of a synchronized method that is
-	// not the thread's last: releasing a monitor the thread holds.
-	AccRelease
-	AccStart // start of Access.Index's thread object
-	AccEnd   // the thread's last return: it ends
-	// AccHeldMonitor: monitorenter, a synchronized call, wait, notify or
-	// notifyall of a monitor the thread holds (Access.Obj): until it lets
-	// go of the monitor nobody else can take it, wait on it or notify it.
-	// (Otherwise they are AccOther.)
-	AccHeldMonitor
-	// AccJoinEnded: join of a thread that has ended, which nothing can
-	// change. (A join of a thread that has not is AccOther.)
-	AccJoinEnded
+	FootNone    FootKind = iota // nothing another thread can see
+	FootField                   // field Index of object Obj
+	FootStatic                  // static Index
+	FootElem                    // element Index of array Obj
+	FootMonitor                 // the monitor (and wait set) of Obj
+	FootThread                  // the status of thread Index (start, join, end)
+	FootAny                     // unknown: dependent on everything
 )
 
-// Access describes the first instruction of a thread's next transition.
-// The instructions after it in the same transition are thread-local (or,
-// with Options.Escape, touch only objects of this thread).
-type Access struct {
-	Kind  AccessKind
-	Index int32
+// Footprint is what the next transition of a thread touches that other
+// threads can see: the access of its first instruction (the rest of a
+// transition is thread-local, or with Options.Escape touches only objects
+// of the thread's own). Obj is a raw reference of the active state: it
+// identifies the object along one path of the search as long as states
+// are restored from snapshots, not decoded.
+//
+// NextFootprint gives it for dynamic partial-order reduction and sleep
+// sets, and NextAccess, in an Access, for the persistent sets: see each.
+type Footprint struct {
+	Kind  FootKind
 	Write bool
-	// Local: the instruction touches only an object no other thread can
-	// reach (escape analysis), so it is independent of every other thread.
-	Local bool
-	// Obj is the object a field, array or monitor instruction touches (Null
-	// if the instruction will throw), and Held says the thread holds its
-	// monitor.
-	Obj  heap.Ref
-	Held bool
+	// Acquire marks a monitor operation that takes the monitor (monitorenter,
+	// a synchronized call, reacquiring after wait); the others (monitorexit,
+	// a synchronized return, wait, notify) are done holding it, so they are
+	// never enabled together with another thread's.
+	Acquire bool
+	Obj     heap.Ref
+	Index   int64
+}
+
+// Access is the footprint of a thread's next transition as the persistent
+// sets need it (NextAccess), and what makes an access independent of
+// every other thread whatever its location: Held, the thread holds Obj's
+// monitor; Local, only the thread can reach Obj (escape analysis). (The
+// search keeps footprints in its loop, where these would cost room.)
+type Access struct {
+	Footprint
+	Held, Local bool
 }
 
 // NextAccess returns what the next transition of enabled thread tid begins
-// with.
+// with, for the persistent sets. Unlike NextFootprint it gives the kind of
+// a field, static or element access whatever the object (Obj is Null if
+// the instruction will throw), and FootAny for whatever may enable or
+// disable other threads' transitions or be enabled or disabled by them.
+// It gives FootNone for a thread-local instruction, a choice, yield, or
+// the call of a method that is not synchronized and its return; a field
+// or static access, or FootElem for an element's (Index 0);
+// FootMonitor for a release (monitorexit, the return of a synchronized
+// method that is not the thread's last) and for monitorenter, a
+// synchronized call, wait, notify or notifyall of a monitor the thread
+// holds (Held: until it lets go of the monitor nobody else can take it,
+// wait on it or notify it); FootThread for a start (Index -1: the thread
+// started is not looked up), a join of a thread that has ended (nothing
+// can change that) and the thread's last return (Index is the thread
+// itself); and FootAny for the other monitor operations, joins and
+// synchronized calls, and for a notified thread.
 func (m *Machine) NextAccess(tid int32) Access {
 	t := m.S.Threads[tid]
 	if t.Status != StatusRunnable {
-		return Access{Kind: AccOther}
+		return Access{Footprint: Footprint{Kind: FootAny}}
 	}
 	o := m.next(t)
 	info := o.op.Info()
 	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 {
-		return Access{Kind: AccNone}
+		return Access{}
 	}
 	write := info.Flags&bytecode.FlagWrite != 0
-	a := Access{Kind: AccOther}
+	var a Access
 	switch info.Access {
 	case bytecode.AccessNone:
 		switch {
 		case info.Flags&bytecode.FlagReturn != 0:
 			if len(t.Frames) == 1 {
-				return Access{Kind: AccEnd}
+				return Access{Footprint: Footprint{Kind: FootThread, Write: true, Index: int64(t.ID)}}
 			}
 			if !m.syncMethod[t.top().Method] {
-				return Access{Kind: AccNone}
+				return Access{}
 			}
-			return Access{Kind: AccRelease}
+			return Access{Footprint: Footprint{Kind: FootMonitor, Write: true, Obj: t.top().Lock}}
 		case info.Flags&bytecode.FlagCall != 0:
 			if o.op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
-				return Access{Kind: AccNone}
+				return Access{}
 			}
 			// A synchronized call on a monitor t holds only counts up.
 			if c := m.callee(t, o); c >= 0 && m.syncMethod[c] {
-				if r, ok := m.heldBy(t, t.Stack[len(t.Stack)-int(m.prog.Methods[c].Args)]); ok {
-					return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
+				if r, ok := m.heldBy(t, t.peek(int(m.prog.Methods[c].Args))); ok {
+					return Access{Footprint: Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: r}, Held: true}
 				}
 			}
-			return a
+			return Access{Footprint: Footprint{Kind: FootAny}}
 		}
-		return Access{Kind: AccNone} // choose, yield
+		return Access{} // choose, yield
 	case bytecode.AccessField:
-		a = Access{Kind: AccField, Index: int32(o.a), Write: write}
+		a.Footprint = Footprint{Kind: FootField, Write: write, Index: o.a}
 	case bytecode.AccessStatic:
-		return Access{Kind: AccStatic, Index: int32(o.a), Write: write}
+		return Access{Footprint: Footprint{Kind: FootStatic, Write: write, Index: o.a}}
 	case bytecode.AccessElem:
-		a = Access{Kind: AccArray, Write: write}
+		a.Footprint = Footprint{Kind: FootElem, Write: write} // (the element is not looked up)
 	case bytecode.AccessMonitor:
 		switch {
 		case info.Flags&bytecode.FlagAcquire != 0:
-			// Entering a monitor t holds only counts up: AccHeldMonitor
-			// (below).
+			// Entering a monitor t holds only counts up: FootMonitor
+			// (below) if it does.
+			a.Footprint = Footprint{Kind: FootAny, Write: true, Acquire: true}
 		case o.op == bytecode.OpMonitorexit:
-			a = Access{Kind: AccRelease}
+			a.Footprint = Footprint{Kind: FootMonitor, Write: true}
 		default: // wait, notify, notifyall
 			if r, ok := m.heldBy(t, t.peek(int(info.Ref))); ok {
-				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
+				return Access{Footprint: Footprint{Kind: FootMonitor, Write: true, Obj: r}, Held: true}
 			}
-			return a
+			return Access{Footprint: Footprint{Kind: FootAny}}
 		}
 	case bytecode.AccessThread:
 		if write {
-			return Access{Kind: AccStart}
+			return Access{Footprint: Footprint{Kind: FootThread, Write: true, Index: -1}}
 		}
 		// Joining a thread that has ended: nothing can change that (a
 		// thread never started could still be started).
 		if u := m.threadOf(t.peek(int(info.Ref))); u != nil && u.Status == StatusTerminated {
-			return Access{Kind: AccJoinEnded}
+			return Access{Footprint: Footprint{Kind: FootThread, Index: int64(u.ID)}}
 		}
-		return a
+		return Access{Footprint: Footprint{Kind: FootAny}}
+	default:
+		return Access{Footprint: Footprint{Kind: FootAny}}
 	}
 	if r := heapTarget(t, o.op); r != heap.Null && m.S.Heap.Valid(r) {
 		a.Obj = r
 		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
-		acquire := info.Flags&bytecode.FlagAcquire != 0
 		if m.localTo(t, r) {
-			a.Local = !acquire || m.lockable(t, r)
+			a.Local = !a.Acquire || m.lockable(t, r)
 		}
-		if a.Held && acquire {
-			a.Kind = AccHeldMonitor
+		if a.Held && a.Acquire {
+			a.Kind = FootMonitor
 		}
 	}
 	return a
@@ -443,44 +457,15 @@ func (m *Machine) ThreadStatus(tid int32) Status { return m.S.Threads[tid].Statu
 // cycle proviso).
 func (m *Machine) BackJump() bool { return m.back }
 
-// FootKind classifies the shared location a transition touches.
-type FootKind uint8
-
-// Footprint kinds.
-const (
-	FootNone    FootKind = iota // nothing another thread can see
-	FootField                   // field Index of object Obj
-	FootStatic                  // static Index
-	FootElem                    // element Index of array Obj
-	FootMonitor                 // the monitor (and wait set) of Obj
-	FootThread                  // the status of thread Index (start, join, end)
-	FootAny                     // unknown: dependent on everything
-)
-
-// Footprint is the location the next transition of a thread touches, for
-// dynamic partial-order reduction: the access of its first instruction (the
-// rest of a transition is thread-local; dynamic reduction is not combined
-// with Options.Escape, whose merged accesses to objects that are the
-// thread's own now may race with other threads' earlier accesses, when the
-// objects were shared). An object of the thread's own still counts: it may
-// have been shared before. Obj is a raw reference of the active state: it
-// identifies the object along one path of the search as long as states are
-// restored from snapshots, not decoded.
-type Footprint struct {
-	Kind  FootKind
-	Write bool
-	// Acquire marks a monitor operation that takes the monitor (monitorenter,
-	// a synchronized call, reacquiring after wait); the others (monitorexit,
-	// a synchronized return, wait, notify) are done holding it, so they are
-	// never enabled together with another thread's.
-	Acquire bool
-	Obj     heap.Ref
-	Index   int64
-}
-
 // NextFootprint returns the footprint of thread tid's next transition,
 // whether or not it is enabled (a blocked monitorenter touches the monitor;
-// a waiting or notified thread will reacquire its monitor).
+// a waiting or notified thread will reacquire its monitor), for dynamic
+// partial-order reduction and sleep sets: the location exactly, nothing
+// (FootNone) for an instruction about to throw, and an object of the
+// thread's own counts, since it may have been shared before (dynamic
+// reduction is not combined with Options.Escape, whose merged accesses
+// to objects that are the thread's own now may race with other threads'
+// earlier accesses, when the objects were shared).
 func (m *Machine) NextFootprint(tid int32) Footprint {
 	t := m.S.Threads[tid]
 	switch t.Status {
