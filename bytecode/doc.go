@@ -1,5 +1,7 @@
 // Package bytecode defines mcvm's instruction set and program format: the
-// opcode table (mnemonics, operands, stack effects, scheduling-point flags),
+// opcode table (mnemonics, operands, stack effects, the shared location
+// each instruction accesses, and the flags the VM and the reductions
+// classify instructions by: scheduling point, write, may block, pure, ...),
 // Program with its classes, fields, statics, methods, exception tables and
 // pc-to-source line tables, the versioned .mcb binary encoding, Verify,
 // which establishes the invariants the virtual machine relies on, and

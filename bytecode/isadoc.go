@@ -154,9 +154,9 @@ func ISAMarkdown() string {
 			switch {
 			case info.Flags&FlagSched != 0:
 				sched = "yes"
-			case op == OpInvokestatic || op == OpInvokevirtual:
+			case info.Flags&FlagCall != 0:
 				sched = "if synchronized"
-			case op == OpReturn || op == OpRetval:
+			case info.Flags&FlagReturn != 0:
 				sched = "if synchronized or ending the thread"
 			}
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", syntax, strings.ReplaceAll(info.Stack, "|", `\|`), sched, info.Doc)

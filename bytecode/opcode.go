@@ -129,6 +129,22 @@ const (
 	OperandCount          // a positive count (A), as in choose
 )
 
+// Access is the kind of shared location an instruction accesses: one that
+// another thread can read or change. Escape analysis, partial-order
+// reduction and what the invariants read go by it.
+type Access uint8
+
+// Access kinds. The object is the one whose reference is Info.Ref values
+// down the operand stack.
+const (
+	AccessNone    Access = iota // nothing another thread can see
+	AccessField                 // the instance field the operand names, of the object
+	AccessStatic                // the static the operand names
+	AccessElem                  // an element of the array (its index is the value above it)
+	AccessMonitor               // the monitor, and the wait set, of the object
+	AccessThread                // the status of the thread whose Thread object it is
+)
+
 // Flag describes properties of an opcode.
 type Flag uint16
 
@@ -141,8 +157,6 @@ const (
 	// return only when it ends a thread or a synchronized method; the VM
 	// decides those cases when it decodes a method.
 	FlagSched Flag = 1 << iota
-	// FlagHeap marks instructions that read or write heap objects or statics.
-	FlagHeap
 	// FlagBranch marks instructions whose operand is a branch target.
 	FlagBranch
 	// FlagNoNext marks instructions after which control does not fall through.
@@ -151,6 +165,44 @@ const (
 	FlagChoice
 	// FlagVarStack marks instructions whose stack effect depends on the operand (calls).
 	FlagVarStack
+	// FlagCall marks method calls: a scheduling point, and disabled while
+	// another thread holds the monitor, when the callee is synchronized.
+	FlagCall
+	// FlagReturn marks returns: a scheduling point when it ends a
+	// synchronized method (releasing its monitor) or the thread.
+	FlagReturn
+	// FlagRuntimeFlow marks instructions that continue at a place known
+	// only at run time, not (only) at the next pc or their label: the
+	// structured exception instructions, which run the finally handlers on
+	// the way or go on with the leave or unwinding that ran the handler.
+	FlagRuntimeFlow
+	// FlagWrite marks instructions that write the location they access
+	// (Info.Access). Every monitor instruction counts as one: it changes the
+	// monitor or its wait set, or waits for another thread to.
+	FlagWrite
+	// FlagAcquire marks the monitor instructions that take the monitor
+	// (monitorenter): enabled only when it is free or the thread's already.
+	// The others are done holding it.
+	FlagAcquire
+	// FlagMayBlock marks instructions that may be disabled until another
+	// thread acts: monitorenter (the monitor is taken), join (the thread
+	// has not ended) and calls (of a synchronized method). wait is not:
+	// it executes, then the thread waits.
+	FlagMayBlock
+	// FlagLocal marks the instructions escape analysis may make
+	// thread-local (not scheduling points) when only the executing thread
+	// can reach their object (Info.Ref).
+	FlagLocal
+	// FlagPure marks the instructions an invariant may execute: they
+	// neither change the state (beyond the invariant's own frames) nor
+	// allocate, block, choose or handle exceptions.
+	FlagPure
+	// FlagKeep marks the instructions a transition the VM keeps for its
+	// lookahead may execute (vm's keptahead.go): they read only their
+	// thread's record, the object they write, the object at Info.Ref of a
+	// first instruction that does not write it, and what no transition
+	// changes (an object's class, an array's length).
+	FlagKeep
 )
 
 // Info describes one opcode. Pop and Push are the stack effect; for
@@ -162,97 +214,102 @@ type Info struct {
 	Pop     int8
 	Push    int8
 	Flags   Flag
-	Doc     string
-	Stack   string // the stack picture: popped values (top rightmost) -> pushed values
+	// Access is the shared location the instruction accesses, and Ref,
+	// for a location in an object, where the object's reference is on the
+	// operand stack before it executes (1: the top); 0 if none.
+	Access Access
+	Ref    int8
+	Doc    string
+	Stack  string // the stack picture: popped values (top rightmost) -> pushed values
 }
 
 var infos = [numOpcodes]Info{
 	OpInvalid: {Name: "invalid", Doc: "never valid", Stack: ""},
 
-	OpNop:      {"nop", OperandNone, 0, 0, 0, "does nothing", "->"},
-	OpPush:     {"push", OperandInt, 0, 1, 0, "pushes an integer constant", "-> n"},
-	OpPushNull: {"pushnull", OperandNone, 0, 1, 0, "pushes the null reference", "-> null"},
-	OpPop:      {"pop", OperandNone, 1, 0, 0, "discards the top value", "a ->"},
-	OpDup:      {"dup", OperandNone, 1, 2, 0, "duplicates the top value", "a -> a a"},
-	OpSwap:     {"swap", OperandNone, 2, 2, 0, "swaps the two top values", "a b -> b a"},
-	OpLoad:     {"load", OperandLocal, 0, 1, 0, "pushes a local variable", "-> v"},
-	OpStore:    {"store", OperandLocal, 1, 0, 0, "pops into a local variable", "v ->"},
-	OpInc:      {"inc", OperandLocInt, 0, 0, 0, "adds a constant to an integer local", "->"},
+	OpNop:      {"nop", OperandNone, 0, 0, FlagPure | FlagKeep, AccessNone, 0, "does nothing", "->"},
+	OpPush:     {"push", OperandInt, 0, 1, FlagPure | FlagKeep, AccessNone, 0, "pushes an integer constant", "-> n"},
+	OpPushNull: {"pushnull", OperandNone, 0, 1, FlagPure | FlagKeep, AccessNone, 0, "pushes the null reference", "-> null"},
+	OpPop:      {"pop", OperandNone, 1, 0, FlagPure | FlagKeep, AccessNone, 0, "discards the top value", "a ->"},
+	OpDup:      {"dup", OperandNone, 1, 2, FlagPure | FlagKeep, AccessNone, 0, "duplicates the top value", "a -> a a"},
+	OpSwap:     {"swap", OperandNone, 2, 2, FlagPure | FlagKeep, AccessNone, 0, "swaps the two top values", "a b -> b a"},
+	OpLoad:     {"load", OperandLocal, 0, 1, FlagPure | FlagKeep, AccessNone, 0, "pushes a local variable", "-> v"},
+	OpStore:    {"store", OperandLocal, 1, 0, FlagPure | FlagKeep, AccessNone, 0, "pops into a local variable", "v ->"},
+	OpInc:      {"inc", OperandLocInt, 0, 0, FlagPure | FlagKeep, AccessNone, 0, "adds a constant to an integer local", "->"},
 
-	OpAdd:  {"add", OperandNone, 2, 1, 0, "integer addition (wrapping)", "a b -> a+b"},
-	OpSub:  {"sub", OperandNone, 2, 1, 0, "integer subtraction (wrapping)", "a b -> a-b"},
-	OpMul:  {"mul", OperandNone, 2, 1, 0, "integer multiplication (wrapping)", "a b -> a*b"},
-	OpDiv:  {"div", OperandNone, 2, 1, 0, "integer division truncating toward zero; throws ArithmeticException on zero", "a b -> a/b"},
-	OpRem:  {"rem", OperandNone, 2, 1, 0, "integer remainder; throws ArithmeticException on zero", "a b -> a%b"},
-	OpNeg:  {"neg", OperandNone, 1, 1, 0, "integer negation", "a -> -a"},
-	OpAnd:  {"and", OperandNone, 2, 1, 0, "bitwise and", "a b -> a&b"},
-	OpOr:   {"or", OperandNone, 2, 1, 0, "bitwise or", "a b -> a|b"},
-	OpXor:  {"xor", OperandNone, 2, 1, 0, "bitwise exclusive or", "a b -> a^b"},
-	OpShl:  {"shl", OperandNone, 2, 1, 0, "shift left by b&63", "a b -> a<<(b&63)"},
-	OpShr:  {"shr", OperandNone, 2, 1, 0, "arithmetic shift right by b&63", "a b -> a>>(b&63)"},
-	OpUshr: {"ushr", OperandNone, 2, 1, 0, "logical shift right by b&63", "a b -> a>>>(b&63)"},
-	OpNot:  {"not", OperandNone, 1, 1, 0, "logical not: 1 if a is 0, else 0", "a -> a==0 ? 1 : 0"},
-	OpEq:   {"eq", OperandNone, 2, 1, 0, "1 if equal (integers, or references by identity), else 0", "a b -> a==b ? 1 : 0 (ints, or references by identity)"},
-	OpNe:   {"ne", OperandNone, 2, 1, 0, "1 if not equal, else 0", "a b -> a!=b ? 1 : 0 (ints, or references by identity)"},
-	OpLt:   {"lt", OperandNone, 2, 1, 0, "1 if a < b, else 0", "a b -> a<b ? 1 : 0"},
-	OpLe:   {"le", OperandNone, 2, 1, 0, "1 if a <= b, else 0", "a b -> a<=b ? 1 : 0"},
-	OpGt:   {"gt", OperandNone, 2, 1, 0, "1 if a > b, else 0", "a b -> a>b ? 1 : 0"},
-	OpGe:   {"ge", OperandNone, 2, 1, 0, "1 if a >= b, else 0", "a b -> a>=b ? 1 : 0"},
+	OpAdd:  {"add", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "integer addition (wrapping)", "a b -> a+b"},
+	OpSub:  {"sub", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "integer subtraction (wrapping)", "a b -> a-b"},
+	OpMul:  {"mul", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "integer multiplication (wrapping)", "a b -> a*b"},
+	OpDiv:  {"div", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "integer division truncating toward zero; throws ArithmeticException on zero", "a b -> a/b"},
+	OpRem:  {"rem", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "integer remainder; throws ArithmeticException on zero", "a b -> a%b"},
+	OpNeg:  {"neg", OperandNone, 1, 1, FlagPure | FlagKeep, AccessNone, 0, "integer negation", "a -> -a"},
+	OpAnd:  {"and", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "bitwise and", "a b -> a&b"},
+	OpOr:   {"or", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "bitwise or", "a b -> a|b"},
+	OpXor:  {"xor", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "bitwise exclusive or", "a b -> a^b"},
+	OpShl:  {"shl", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "shift left by b&63", "a b -> a<<(b&63)"},
+	OpShr:  {"shr", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "arithmetic shift right by b&63", "a b -> a>>(b&63)"},
+	OpUshr: {"ushr", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "logical shift right by b&63", "a b -> a>>>(b&63)"},
+	OpNot:  {"not", OperandNone, 1, 1, FlagPure | FlagKeep, AccessNone, 0, "logical not: 1 if a is 0, else 0", "a -> a==0 ? 1 : 0"},
+	OpEq:   {"eq", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if equal (integers, or references by identity), else 0", "a b -> a==b ? 1 : 0 (ints, or references by identity)"},
+	OpNe:   {"ne", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if not equal, else 0", "a b -> a!=b ? 1 : 0 (ints, or references by identity)"},
+	OpLt:   {"lt", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if a < b, else 0", "a b -> a<b ? 1 : 0"},
+	OpLe:   {"le", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if a <= b, else 0", "a b -> a<=b ? 1 : 0"},
+	OpGt:   {"gt", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if a > b, else 0", "a b -> a>b ? 1 : 0"},
+	OpGe:   {"ge", OperandNone, 2, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if a >= b, else 0", "a b -> a>=b ? 1 : 0"},
 
-	OpGoto:      {"goto", OperandLabel, 0, 0, FlagBranch | FlagNoNext, "jumps", "->"},
-	OpIfz:       {"ifz", OperandLabel, 1, 0, FlagBranch, "jumps if a is 0", "a ->"},
-	OpIfnz:      {"ifnz", OperandLabel, 1, 0, FlagBranch, "jumps if a is not 0", "a ->"},
-	OpIfeq:      {"ifeq", OperandLabel, 2, 0, FlagBranch, "jumps if a == b", "a b ->"},
-	OpIfne:      {"ifne", OperandLabel, 2, 0, FlagBranch, "jumps if a != b", "a b ->"},
-	OpIflt:      {"iflt", OperandLabel, 2, 0, FlagBranch, "jumps if a < b", "a b ->"},
-	OpIfle:      {"ifle", OperandLabel, 2, 0, FlagBranch, "jumps if a <= b", "a b ->"},
-	OpIfgt:      {"ifgt", OperandLabel, 2, 0, FlagBranch, "jumps if a > b", "a b ->"},
-	OpIfge:      {"ifge", OperandLabel, 2, 0, FlagBranch, "jumps if a >= b", "a b ->"},
-	OpIfnull:    {"ifnull", OperandLabel, 1, 0, FlagBranch, "jumps if r is null", "r ->"},
-	OpIfnonnull: {"ifnonnull", OperandLabel, 1, 0, FlagBranch, "jumps if r is not null", "r ->"},
+	OpGoto:      {"goto", OperandLabel, 0, 0, FlagBranch | FlagNoNext | FlagPure | FlagKeep, AccessNone, 0, "jumps", "->"},
+	OpIfz:       {"ifz", OperandLabel, 1, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a is 0", "a ->"},
+	OpIfnz:      {"ifnz", OperandLabel, 1, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a is not 0", "a ->"},
+	OpIfeq:      {"ifeq", OperandLabel, 2, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a == b", "a b ->"},
+	OpIfne:      {"ifne", OperandLabel, 2, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a != b", "a b ->"},
+	OpIflt:      {"iflt", OperandLabel, 2, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a < b", "a b ->"},
+	OpIfle:      {"ifle", OperandLabel, 2, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a <= b", "a b ->"},
+	OpIfgt:      {"ifgt", OperandLabel, 2, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a > b", "a b ->"},
+	OpIfge:      {"ifge", OperandLabel, 2, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if a >= b", "a b ->"},
+	OpIfnull:    {"ifnull", OperandLabel, 1, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if r is null", "r ->"},
+	OpIfnonnull: {"ifnonnull", OperandLabel, 1, 0, FlagBranch | FlagPure | FlagKeep, AccessNone, 0, "jumps if r is not null", "r ->"},
 
-	OpNew:         {"new", OperandClass, 0, 1, 0, "allocates an object with all fields 0 or null", "-> r"},
-	OpGetfield:    {"getfield", OperandField, 1, 1, FlagSched | FlagHeap, "reads an instance field; throws NullPointerException", "r -> v"},
-	OpPutfield:    {"putfield", OperandField, 2, 0, FlagSched | FlagHeap, "writes an instance field; throws NullPointerException", "r v ->"},
-	OpGetstatic:   {"getstatic", OperandStatic, 0, 1, FlagSched | FlagHeap, "reads a static field", "-> v"},
-	OpPutstatic:   {"putstatic", OperandStatic, 1, 0, FlagSched | FlagHeap, "writes a static field", "v ->"},
-	OpInstanceof:  {"instanceof", OperandClass, 1, 1, 0, "1 if r is a non-null instance of the class or a subclass", "r -> 0|1"},
-	OpCheckcast:   {"checkcast", OperandClass, 1, 1, 0, "throws ClassCastException unless r is null or an instance of the class", "r -> r"},
-	OpNewarray:    {"newarray", OperandNone, 1, 1, 0, "allocates an int array; throws NegativeArraySizeException", "n -> r"},
-	OpNewrefarray: {"newrefarray", OperandNone, 1, 1, 0, "allocates a reference array; throws NegativeArraySizeException", "n -> r"},
-	OpArrload:     {"arrload", OperandNone, 2, 1, FlagSched | FlagHeap, "reads an array element; throws NullPointerException, IndexOutOfBoundsException", "r i -> v"},
-	OpArrstore:    {"arrstore", OperandNone, 3, 0, FlagSched | FlagHeap, "writes an array element; throws NullPointerException, IndexOutOfBoundsException", "r i v ->"},
-	OpArrlen:      {"arrlen", OperandNone, 1, 1, 0, "an array's length (immutable, so not a scheduling point); throws NullPointerException", "r -> n"},
+	OpNew:         {"new", OperandClass, 0, 1, 0, AccessNone, 0, "allocates an object with all fields 0 or null", "-> r"},
+	OpGetfield:    {"getfield", OperandField, 1, 1, FlagSched | FlagPure | FlagKeep | FlagLocal, AccessField, 1, "reads an instance field; throws NullPointerException", "r -> v"},
+	OpPutfield:    {"putfield", OperandField, 2, 0, FlagSched | FlagWrite | FlagKeep | FlagLocal, AccessField, 2, "writes an instance field; throws NullPointerException", "r v ->"},
+	OpGetstatic:   {"getstatic", OperandStatic, 0, 1, FlagSched | FlagPure, AccessStatic, 0, "reads a static field", "-> v"},
+	OpPutstatic:   {"putstatic", OperandStatic, 1, 0, FlagSched | FlagWrite, AccessStatic, 0, "writes a static field", "v ->"},
+	OpInstanceof:  {"instanceof", OperandClass, 1, 1, FlagPure | FlagKeep, AccessNone, 0, "1 if r is a non-null instance of the class or a subclass", "r -> 0|1"},
+	OpCheckcast:   {"checkcast", OperandClass, 1, 1, FlagPure | FlagKeep, AccessNone, 0, "throws ClassCastException unless r is null or an instance of the class", "r -> r"},
+	OpNewarray:    {"newarray", OperandNone, 1, 1, 0, AccessNone, 0, "allocates an int array; throws NegativeArraySizeException", "n -> r"},
+	OpNewrefarray: {"newrefarray", OperandNone, 1, 1, 0, AccessNone, 0, "allocates a reference array; throws NegativeArraySizeException", "n -> r"},
+	OpArrload:     {"arrload", OperandNone, 2, 1, FlagSched | FlagPure | FlagKeep | FlagLocal, AccessElem, 2, "reads an array element; throws NullPointerException, IndexOutOfBoundsException", "r i -> v"},
+	OpArrstore:    {"arrstore", OperandNone, 3, 0, FlagSched | FlagWrite | FlagKeep | FlagLocal, AccessElem, 3, "writes an array element; throws NullPointerException, IndexOutOfBoundsException", "r i v ->"},
+	OpArrlen:      {"arrlen", OperandNone, 1, 1, FlagPure | FlagKeep, AccessNone, 0, "an array's length (immutable, so not a scheduling point); throws NullPointerException", "r -> n"},
 
-	OpInvokestatic:  {"invokestatic", OperandMethod, 0, 0, FlagVarStack, "calls a static method", "a1..an -> [v]"},
-	OpInvokevirtual: {"invokevirtual", OperandMethod, 1, 0, FlagVarStack, "calls an instance method, dispatched on the receiver's class; throws NullPointerException", "r a1..an -> [v]"},
-	OpReturn:        {"return", OperandNone, 0, 0, FlagNoNext, "returns from a void method", "->"},
-	OpRetval:        {"retval", OperandNone, 1, 0, FlagNoNext, "returns a value", "v ->"},
+	OpInvokestatic:  {"invokestatic", OperandMethod, 0, 0, FlagVarStack | FlagCall | FlagMayBlock | FlagPure, AccessNone, 0, "calls a static method", "a1..an -> [v]"},
+	OpInvokevirtual: {"invokevirtual", OperandMethod, 1, 0, FlagVarStack | FlagCall | FlagMayBlock | FlagPure, AccessNone, 0, "calls an instance method, dispatched on the receiver's class; throws NullPointerException", "r a1..an -> [v]"},
+	OpReturn:        {"return", OperandNone, 0, 0, FlagNoNext | FlagReturn | FlagPure, AccessNone, 0, "returns from a void method", "->"},
+	OpRetval:        {"retval", OperandNone, 1, 0, FlagNoNext | FlagReturn | FlagPure, AccessNone, 0, "returns a value", "v ->"},
 
-	OpNewthread: {"newthread", OperandMethod, 0, 1, FlagVarStack, "creates a thread that will run a static method with the popped arguments", "a1..an -> t"},
-	OpStart:     {"start", OperandNone, 1, 0, FlagSched | FlagHeap, "starts a new thread", "t ->"},
-	OpJoin:      {"join", OperandNone, 1, 0, FlagSched | FlagHeap, "waits until a thread has ended", "t ->"},
-	OpYield:     {"yield", OperandNone, 0, 0, FlagSched, "a scheduling point with no effect", "->"},
-	OpTid:       {"tid", OperandNone, 0, 1, 0, "pushes the current thread's id", "-> id"},
+	OpNewthread: {"newthread", OperandMethod, 0, 1, FlagVarStack, AccessNone, 0, "creates a thread that will run a static method with the popped arguments", "a1..an -> t"},
+	OpStart:     {"start", OperandNone, 1, 0, FlagSched | FlagWrite, AccessThread, 1, "starts a new thread", "t ->"},
+	OpJoin:      {"join", OperandNone, 1, 0, FlagSched | FlagMayBlock, AccessThread, 1, "waits until a thread has ended", "t ->"},
+	OpYield:     {"yield", OperandNone, 0, 0, FlagSched | FlagKeep, AccessNone, 0, "a scheduling point with no effect", "->"},
+	OpTid:       {"tid", OperandNone, 0, 1, FlagPure | FlagKeep, AccessNone, 0, "pushes the current thread's id", "-> id"},
 
-	OpMonitorenter: {"monitorenter", OperandNone, 1, 0, FlagSched | FlagHeap, "acquires r's monitor (reentrant); throws NullPointerException", "r ->"},
-	OpMonitorexit:  {"monitorexit", OperandNone, 1, 0, FlagSched | FlagHeap, "releases r's monitor once; throws IllegalMonitorStateException if not owner", "r ->"},
-	OpWait:         {"wait", OperandNone, 1, 0, FlagSched | FlagHeap, "waits on r; throws IllegalMonitorStateException if not owner", "r ->"},
-	OpNotify:       {"notify", OperandNone, 1, 0, FlagSched | FlagHeap | FlagChoice, "wakes one waiter of r (each in turn); throws IllegalMonitorStateException if not owner", "r ->"},
-	OpNotifyall:    {"notifyall", OperandNone, 1, 0, FlagSched | FlagHeap, "wakes every waiter of r; throws IllegalMonitorStateException if not owner", "r ->"},
+	OpMonitorenter: {"monitorenter", OperandNone, 1, 0, FlagSched | FlagWrite | FlagAcquire | FlagMayBlock | FlagKeep | FlagLocal, AccessMonitor, 1, "acquires r's monitor (reentrant); throws NullPointerException", "r ->"},
+	OpMonitorexit:  {"monitorexit", OperandNone, 1, 0, FlagSched | FlagWrite | FlagKeep | FlagLocal, AccessMonitor, 1, "releases r's monitor once; throws IllegalMonitorStateException if not owner", "r ->"},
+	OpWait:         {"wait", OperandNone, 1, 0, FlagSched | FlagWrite | FlagKeep, AccessMonitor, 1, "waits on r; throws IllegalMonitorStateException if not owner", "r ->"},
+	OpNotify:       {"notify", OperandNone, 1, 0, FlagSched | FlagChoice | FlagWrite, AccessMonitor, 1, "wakes one waiter of r (each in turn); throws IllegalMonitorStateException if not owner", "r ->"},
+	OpNotifyall:    {"notifyall", OperandNone, 1, 0, FlagSched | FlagWrite, AccessMonitor, 1, "wakes every waiter of r; throws IllegalMonitorStateException if not owner", "r ->"},
 
-	OpChoose:  {"choose", OperandCount, 0, 1, FlagSched | FlagChoice, "pushes each of 0..n-1 in turn (a choice point)", "-> k"},
-	OpChooseb: {"chooseb", OperandNone, 0, 1, FlagSched | FlagChoice, "pushes 0 and 1 in turn (a choice point)", "-> k"},
-	OpAssert:  {"assert", OperandString, 1, 0, 0, "an assertion violation with the message if a is 0", "a ->"},
-	OpPrint:   {"print", OperandString, 0, 0, 0, "writes a string (run mode only)", "->"},
-	OpPrinti:  {"printi", OperandNone, 1, 0, 0, "writes an integer in decimal (run mode only)", "a ->"},
+	OpChoose:  {"choose", OperandCount, 0, 1, FlagSched | FlagChoice | FlagKeep, AccessNone, 0, "pushes each of 0..n-1 in turn (a choice point)", "-> k"},
+	OpChooseb: {"chooseb", OperandNone, 0, 1, FlagSched | FlagChoice | FlagKeep, AccessNone, 0, "pushes 0 and 1 in turn (a choice point)", "-> k"},
+	OpAssert:  {"assert", OperandString, 1, 0, FlagPure | FlagKeep, AccessNone, 0, "an assertion violation with the message if a is 0", "a ->"},
+	OpPrint:   {"print", OperandString, 0, 0, FlagPure, AccessNone, 0, "writes a string (run mode only)", "->"},
+	OpPrinti:  {"printi", OperandNone, 1, 0, FlagPure, AccessNone, 0, "writes an integer in decimal (run mode only)", "a ->"},
 
-	OpThrow:      {"throw", OperandNone, 1, 0, FlagNoNext, "throws r (two passes, see Exceptions); throws NullPointerException if r is null", "r ->"},
-	OpRethrow:    {"rethrow", OperandNone, 0, 0, FlagNoNext, "throws again the exception the innermost enclosing catch (or filter) handler block is handling; only inside such a block", "->"},
-	OpLeave:      {"leave", OperandLabel, 0, 0, FlagBranch | FlagNoNext, "empties the operand stack and jumps to the label, first running (innermost first) the finally handlers of the protected regions it exits; the normal way out of a protected region or a catch handler", "... ->"},
-	OpEndfinally: {"endfinally", OperandNone, 0, 0, FlagNoNext, "ends a finally handler: the leave or the unwinding that ran it goes on; only inside a finally handler", "->"},
-	OpEndfault:   {"endfault", OperandNone, 0, 0, FlagNoNext, "ends a fault handler: the unwinding that ran it goes on; only inside a fault handler", "->"},
-	OpEndfilter:  {"endfilter", OperandNone, 1, 0, FlagNoNext, "ends a filter: a != 0 selects the filter's handler (the second pass starts), 0 lets the search go on; only at the end of a filter block", "a ->"},
+	OpThrow:      {"throw", OperandNone, 1, 0, FlagNoNext, AccessNone, 0, "throws r (two passes, see Exceptions); throws NullPointerException if r is null", "r ->"},
+	OpRethrow:    {"rethrow", OperandNone, 0, 0, FlagNoNext | FlagRuntimeFlow, AccessNone, 0, "throws again the exception the innermost enclosing catch (or filter) handler block is handling; only inside such a block", "->"},
+	OpLeave:      {"leave", OperandLabel, 0, 0, FlagBranch | FlagNoNext | FlagRuntimeFlow, AccessNone, 0, "empties the operand stack and jumps to the label, first running (innermost first) the finally handlers of the protected regions it exits; the normal way out of a protected region or a catch handler", "... ->"},
+	OpEndfinally: {"endfinally", OperandNone, 0, 0, FlagNoNext | FlagRuntimeFlow, AccessNone, 0, "ends a finally handler: the leave or the unwinding that ran it goes on; only inside a finally handler", "->"},
+	OpEndfault:   {"endfault", OperandNone, 0, 0, FlagNoNext | FlagRuntimeFlow, AccessNone, 0, "ends a fault handler: the unwinding that ran it goes on; only inside a fault handler", "->"},
+	OpEndfilter:  {"endfilter", OperandNone, 1, 0, FlagNoNext | FlagRuntimeFlow, AccessNone, 0, "ends a filter: a != 0 selects the filter's handler (the second pass starts), 0 lets the search go on; only at the end of a filter block", "a ->"},
 }
 
 // Info returns the table entry of op; an out-of-range op gets OpInvalid's.

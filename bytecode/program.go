@@ -305,19 +305,6 @@ func (p *Program) FindField(c int32, name string) int32 {
 	return -1
 }
 
-// FindStatic returns the static named name of class c or a superclass, or -1.
-func (p *Program) FindStatic(c int32, name string) int32 {
-	for n := 0; c >= 0 && n <= len(p.Classes); n++ {
-		for i := range p.Statics {
-			if p.Statics[i].Class == c && p.Statics[i].Name == name {
-				return int32(i)
-			}
-		}
-		c = p.Classes[c].Super
-	}
-	return -1
-}
-
 // FindClass returns the index of the class named name, or -1.
 func (p *Program) FindClass(name string) int32 {
 	for i := range p.Classes {

@@ -340,7 +340,8 @@ func (v *verifier) code(mi int32) {
 		pc := work[len(work)-1]
 		work = work[:len(work)-1]
 		in := m.Code[pc]
-		pop, push := v.effect(in)
+		a, b := StackEffect(p, in)
+		pop, push := int32(a), int32(b)
 		d := depth[pc]
 		if d < pop {
 			v.errorf(mi, pc, "%s needs %d stack values, has %d", in.Op, pop, d)
@@ -370,31 +371,25 @@ func (v *verifier) code(mi int32) {
 	m.MaxStack = max
 }
 
-// effect returns how many values in pops and pushes.
-func (v *verifier) effect(in Instr) (pop, push int32) {
+// StackEffect returns how many values in pops and pushes in program p: the
+// opcode table's, and for a call or newthread its callee's arguments and
+// result. The instruction's operands must be valid.
+func StackEffect(p *Program, in Instr) (pop, push int) {
 	info := in.Op.Info()
-	pop, push = int32(info.Pop), int32(info.Push)
+	pop, push = int(info.Pop), int(info.Push)
 	if info.Flags&FlagVarStack != 0 {
-		callee := &v.p.Methods[in.A]
+		callee := &p.Methods[in.A]
 		switch in.Op {
 		case OpInvokestatic, OpInvokevirtual:
-			pop = callee.Args
+			pop = int(callee.Args)
 			if callee.Returns() {
 				push = 1
 			}
 		case OpNewthread:
-			pop = callee.Args
+			pop = int(callee.Args)
 		}
 	}
 	return pop, push
-}
-
-// StackEffect returns how many values in pops and pushes in program p. The
-// instruction's operands must be valid.
-func StackEffect(p *Program, in Instr) (pop, push int) {
-	v := verifier{p: p}
-	a, b := v.effect(in)
-	return int(a), int(b)
 }
 
 func (v *verifier) operand(mi, pc int32) {

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"mcvm/bytecode"
 	"mcvm/heap"
 	"mcvm/vm"
 )
@@ -725,16 +724,6 @@ func (d *Dynamic) futureWritesInvariant() bool {
 		if (has(r.invRead, e) || has(r.invRead, g+e)) && (has(f, r.nent+e) || has(f, g+r.nent+e)) {
 			return true
 		}
-	}
-	return false
-}
-
-// monitorOp reports whether an instruction operates on a monitor (a
-// synchronized call or return counts: see analyse).
-func monitorOp(op bytecode.Opcode) bool {
-	switch op {
-	case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-		return true
 	}
 	return false
 }

@@ -18,7 +18,6 @@ type refDynamic struct {
 	enabled [][]int32 // per level: the threads enabled there
 	ample   []bool    // per level: explored with the static reducer's persistent set
 	fut     []uint64
-	zero    []int32
 }
 
 // refEntry is the transition taken from one level of the DFS stack.

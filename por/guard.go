@@ -103,12 +103,12 @@ func (r *Reducer) guardMethod(mi int32, locked, safe, called, unheld []bool) []b
 			continue // unreachable
 		}
 		st := s.tags
-		switch ins.Op {
-		case bytecode.OpGetfield:
-			marks[pc] = s.h >= 1 && len(st) >= 1 && st[len(st)-1] == 0
-		case bytecode.OpPutfield:
-			marks[pc] = s.h >= 1 && len(st) >= 2 && st[len(st)-2] == 0
-		case bytecode.OpInvokevirtual:
+		switch info := ins.Op.Info(); {
+		case info.Access == bytecode.AccessField:
+			// A field of the receiver (the value of local 0).
+			d := int(info.Ref)
+			marks[pc] = s.h >= 1 && len(st) >= d && st[len(st)-d] == 0
+		case ins.Op == bytecode.OpInvokevirtual:
 			n := int(p.Methods[ins.A].Args)
 			calls(pc, s.h >= 1 && n >= 1 && len(st) >= n && st[len(st)-n] == 0)
 		default:
@@ -168,7 +168,7 @@ func (r *Reducer) balancedExits(meth *bytecode.Method) bool {
 		if in.Op == bytecode.OpMonitorexit {
 			has = true
 		}
-		if !knownFlow(in.Op) && !accessFree(in.Op) {
+		if !in.Op.Valid() {
 			return false
 		}
 	}
@@ -260,7 +260,7 @@ func (r *Reducer) lockFlow(meth *bytecode.Method, h0 int, safe []bool) ([]*lockS
 				releaseAll()
 			}
 		}
-		pop, push := stackEffect(p, ins)
+		pop, push := bytecode.StackEffect(p, ins)
 		if pop > len(st) {
 			return nil, false // cannot happen in verified code
 		}

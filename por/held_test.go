@@ -50,24 +50,25 @@ func TestAmple_heldMonitorAlone(t *testing.T) {
 						continue
 					}
 					op := p.Methods[mi].Code[pc].Op
+					a := m.NextAccess(u)
 					switch op {
 					case bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-						if !m.NextAccess(u).Held {
+						if !a.Held {
 							continue
 						}
 					case bytecode.OpMonitorenter, bytecode.OpInvokevirtual, bytecode.OpInvokestatic:
-						if m.NextAccess(u).Kind != vm.AccHeldMonitor {
+						if a.Kind != vm.FootMonitor || !a.Held {
 							continue // not a monitor it holds
 						}
 						if op == bytecode.OpInvokestatic {
 							op = bytecode.OpInvokevirtual // (counted together)
 						}
 					case bytecode.OpJoin:
-						if m.NextAccess(u).Kind != vm.AccJoinEnded {
+						if a.Kind != vm.FootThread || a.Write {
 							continue // the thread joined has not ended
 						}
 					case bytecode.OpReturn, bytecode.OpRetval:
-						if m.NextAccess(u).Kind != vm.AccEnd {
+						if a.Kind != vm.FootThread || a.Index != int64(u) {
 							continue // not the thread's last return
 						}
 						op = bytecode.OpReturn

@@ -4,7 +4,6 @@ package por
 
 import (
 	"fmt"
-	"math/bits"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -154,22 +153,12 @@ func or(dst, src []uint64) (ch bool) {
 	return ch
 }
 
-// knownFlow lists the opcodes whose control flow succ understands; any
-// other opcode is assumed to be able to continue anywhere in its method.
-// The structured-exception instructions (leave, endfinally, endfault,
-// endfilter, rethrow) continue at places known only at run time, so they
-// are treated that way too; they access nothing themselves.
+// knownFlow reports whether succ understands op's control flow; any other
+// opcode is assumed to be able to continue anywhere in its method: an
+// invalid one, and those that continue at places known only at run time
+// (bytecode.FlagRuntimeFlow: the structured-exception instructions).
 func knownFlow(op bytecode.Opcode) bool {
-	return op.Valid() && op <= bytecode.OpThrow
-}
-
-// accessFree lists the opcodes outside knownFlow that touch nothing shared.
-func accessFree(op bytecode.Opcode) bool {
-	switch op {
-	case bytecode.OpLeave, bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter, bytecode.OpRethrow:
-		return true
-	}
-	return false
+	return op.Valid() && !op.Is(bytecode.FlagRuntimeFlow)
 }
 
 // analyse computes reach: own accesses per instruction, method summaries
@@ -190,44 +179,42 @@ func (r *Reducer) analyse() {
 		for pc, in := range code {
 			b := make([]uint64, r.words)
 			own[mi][pc] = b
-			g := 0
-			if r.guarded[mi][pc] {
-				g = 2 * r.nent
+			info := in.Op.Info()
+			write := info.Flags&bytecode.FlagWrite != 0
+			switch info.Access {
+			case bytecode.AccessField:
+				g := 0
+				if r.guarded[mi][pc] {
+					g = 2 * r.nent
+				}
+				set(b, g+r.fieldBit(in.A, write))
+			case bytecode.AccessStatic:
+				set(b, r.staticBit(in.A, write))
+			case bytecode.AccessElem:
+				set(b, r.arrayBit(write))
+			case bytecode.AccessMonitor:
+				set(b, r.monBit)
+			case bytecode.AccessThread:
+				if write {
+					set(b, r.startBit)
+				} else {
+					set(b, r.joinBit)
+				}
+			}
+			if info.Flags&bytecode.FlagReturn != 0 && p.Methods[mi].Sync() {
+				set(b, r.monBit)
 			}
 			switch in.Op {
-			case bytecode.OpGetfield:
-				set(b, g+r.fieldBit(in.A, false))
-			case bytecode.OpPutfield:
-				set(b, g+r.fieldBit(in.A, true))
-			case bytecode.OpGetstatic:
-				set(b, r.staticBit(in.A, false))
-			case bytecode.OpPutstatic:
-				set(b, r.staticBit(in.A, true))
-			case bytecode.OpArrload:
-				set(b, r.arrayBit(false))
-			case bytecode.OpArrstore:
-				set(b, r.arrayBit(true))
-			case bytecode.OpJoin:
-				set(b, r.joinBit)
-			case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-				set(b, r.monBit)
-			case bytecode.OpReturn, bytecode.OpRetval:
-				if p.Methods[mi].Sync() {
-					set(b, r.monBit)
-				}
-			case bytecode.OpStart:
-				set(b, r.startBit)
 			case bytecode.OpInvokestatic, bytecode.OpNewthread:
 				calls[mi] = append(calls[mi], int32(in.A))
 			case bytecode.OpInvokevirtual:
 				calls[mi] = append(calls[mi], r.overrides(int32(in.A))...)
-			default:
-				if !knownFlow(in.Op) && !accessFree(in.Op) {
-					// An instruction this analysis does not know may do
-					// anything: every bit.
-					for i := range b {
-						b[i] = ^uint64(0)
-					}
+			}
+			if !in.Op.Valid() {
+				// An instruction this analysis does not know may do
+				// anything: every bit.
+				for i := range b {
+					b[i] = ^uint64(0)
 				}
 			}
 		}
@@ -458,7 +445,7 @@ func (r *Reducer) othersHave(m *vm.Machine, t int32, b [4]int) bool {
 // persistent set on its own.
 func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	a := m.NextAccess(t)
-	if a.Kind == vm.AccNone {
+	if a.Kind == vm.FootNone {
 		return true
 	}
 	if a.Local && r.mode&Escape != 0 {
@@ -467,30 +454,33 @@ func (r *Reducer) independent(m *vm.Machine, t int32) bool {
 	if r.mode&Ample == 0 {
 		return false
 	}
-	if a.Kind == vm.AccField && a.Held && r.heldIndependent(m, t, a) {
+	if a.Kind == vm.FootField && a.Held && r.heldIndependent(m, t, a) {
 		return true
 	}
-	if (a.Kind == vm.AccField || a.Kind == vm.AccArray) && a.Obj != 0 && r.confined(m, t, a.Obj) {
+	if (a.Kind == vm.FootField || a.Kind == vm.FootElem) && a.Obj != 0 && r.confined(m, t, a.Obj) {
 		return true
 	}
 	var bit int
 	switch a.Kind {
-	case vm.AccHeldMonitor, vm.AccRelease, vm.AccJoinEnded, vm.AccEnd:
+	case vm.FootMonitor:
 		// monitorenter, a synchronized call, wait, notify, notifyall or a
 		// release of a monitor t holds: nobody else can take, wait on or
-		// notify it until t releases it (wait does). join of a thread that
-		// has ended: nothing changes that. t's end: it enables the joins
-		// of t, which are disabled until then, so none of them can run
-		// before it in a path of other threads' transitions, and nothing
-		// else sees it.
+		// notify it until t releases it (wait does).
 		return true
-	case vm.AccStart:
-		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1})
-	case vm.AccField:
+	case vm.FootThread:
+		if !a.Write || a.Index == int64(t) {
+			// join of a thread that has ended: nothing changes that. t's
+			// end: it enables the joins of t, which are disabled until
+			// then, so none of them can run before it in a path of other
+			// threads' transitions, and nothing else sees it.
+			return true
+		}
+		return !r.othersHave(m, t, [4]int{r.joinBit, r.startBit, -1, -1}) // a start
+	case vm.FootField:
 		bit = int(a.Index)
-	case vm.AccStatic:
+	case vm.FootStatic:
 		bit = len(r.prog.Fields) + int(a.Index)
-	case vm.AccArray:
+	case vm.FootElem:
 		bit = r.nent - 1
 	default:
 		return false
@@ -566,33 +556,4 @@ func (r *Reducer) confined(m *vm.Machine, t int32, obj heap.Ref) bool {
 		r.cross[f] = has(o, f) || has(o, r.nent+f) || has(r.invRead, f) || has(r.invRead, 2*r.nent+f)
 	}
 	return m.Confined(t, obj, r.cross)
-}
-
-// popcount is used by tests and statistics.
-func popcount(b []uint64) int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
-// stackEffect returns how many values an instruction pops and pushes.
-func stackEffect(p *bytecode.Program, in bytecode.Instr) (pop, push int) {
-	info := in.Op.Info()
-	pop, push = int(info.Pop), int(info.Push)
-	if info.Flags&bytecode.FlagVarStack != 0 {
-		callee := &p.Methods[in.A]
-		switch in.Op {
-		case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
-			pop = int(callee.Args)
-			push = 0
-			if callee.Flags&bytecode.MethodReturns != 0 {
-				push = 1
-			}
-		case bytecode.OpNewthread:
-			pop, push = int(callee.Args), 1
-		}
-	}
-	return pop, push
 }

@@ -8,10 +8,6 @@ import "mcvm/bytecode"
 // in each op, so the interpreter loop calls it without re-decoding.
 var executors [bytecode.NumOpcodes]func(m *Machine, t *Thread, o *op) bool
 
-// pureOps are the opcodes an invariant may execute: they neither change
-// the state nor block nor choose.
-var pureOps [bytecode.NumOpcodes]bool
-
 func init() {
 	e := &executors
 	e[bytecode.OpInvalid] = func(m *Machine, t *Thread, o *op) bool { return m.typeError(t, "invalid opcode") }
@@ -91,19 +87,6 @@ func init() {
 	e[bytecode.OpEndfinally] = execEndfinally
 	e[bytecode.OpEndfault] = execEndfault
 	e[bytecode.OpEndfilter] = execEndfilter
-
-	for op := 1; op < bytecode.NumOpcodes; op++ {
-		switch bytecode.Opcode(op) {
-		case bytecode.OpPutfield, bytecode.OpPutstatic, bytecode.OpArrstore, bytecode.OpNew,
-			bytecode.OpNewarray, bytecode.OpNewrefarray, bytecode.OpNewthread, bytecode.OpStart,
-			bytecode.OpJoin, bytecode.OpYield, bytecode.OpMonitorenter, bytecode.OpMonitorexit,
-			bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall, bytecode.OpChoose,
-			bytecode.OpChooseb, bytecode.OpThrow, bytecode.OpRethrow, bytecode.OpLeave,
-			bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter:
-		default:
-			pureOps[op] = true
-		}
-	}
 }
 
 // execSwitch dispatches by a switch on the opcode (compiled to a jump

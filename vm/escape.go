@@ -142,22 +142,29 @@ func (m *Machine) allocated(t *Thread, r heap.Ref) heap.Ref {
 	return r
 }
 
-// heapTarget returns the reference operand of a heap instruction at the top
-// of t's stack, or Null if the instruction has none or it is not a
-// non-null reference.
-func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
-	d := 0
-	switch op {
-	case bytecode.OpGetfield, bytecode.OpMonitorenter, bytecode.OpMonitorexit:
-		d = 1
-	case bytecode.OpPutfield, bytecode.OpArrload:
-		d = 2
-	case bytecode.OpArrstore:
-		d = 3
-	default:
-		return heap.Null
+// objOps holds, per opcode, what heapTarget and localOp read of the
+// opcode table: where the reference to the object the instruction
+// accesses is on the operand stack (bytecode.Info.Ref) and whether it
+// takes the object's monitor (bytecode.FlagAcquire). (An array of 256,
+// indexed without a bounds check: localOp runs for every heap
+// instruction of a transition with Options.Escape.)
+var objOps = func() (a [256]struct {
+	ref     uint8
+	acquire bool
+}) {
+	for op := range bytecode.NumOpcodes {
+		info := bytecode.Opcode(op).Info()
+		a[op].ref, a[op].acquire = uint8(info.Ref), info.Flags&bytecode.FlagAcquire != 0
 	}
-	if len(t.Stack) < d {
+	return a
+}()
+
+// heapTarget returns the reference to the object instruction op, next in
+// t, accesses, or Null if it accesses none or the value is not a non-null
+// reference.
+func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
+	d := int(objOps[op].ref)
+	if d == 0 || len(t.Stack) < d {
 		return heap.Null
 	}
 	v := t.Stack[len(t.Stack)-d]
@@ -177,7 +184,7 @@ func (m *Machine) localOp(t *Thread, o *op) bool {
 	if r == heap.Null || !m.S.Heap.Valid(r) || !m.localTo(t, r) {
 		return false
 	}
-	if o.op == bytecode.OpMonitorenter {
+	if objOps[o.op].acquire {
 		// A monitor can be held by a thread that no longer holds a
 		// reference to its object; then t would block, which is not local.
 		return m.lockable(t, r)
@@ -185,128 +192,145 @@ func (m *Machine) localOp(t *Thread, o *op) bool {
 	return true
 }
 
-// AccessKind classifies what the transition a thread takes next begins
-// with, as far as other threads are concerned.
-type AccessKind uint8
+// FootKind classifies the shared location a transition touches.
+type FootKind uint8
 
-// Access kinds.
+// Footprint kinds.
 const (
-	// AccOther: an instruction that can enable or disable other threads'
-	// transitions, or be enabled or disabled by them (monitorenter, wait,
-	// notify, join, a synchronized call, reacquiring a monitor after wait).
-	AccOther AccessKind = iota
-	// AccNone: nothing other threads can see (a thread-local instruction,
-	// choose, yield).
-	AccNone
-	AccField  // Access.Index is the field
-	AccStatic // Access.Index is the static
-	AccArray  // an array element
-	// AccRelease: monitorexit, or the return of a synchronized method that is
-	// not the thread's last: releasing a monitor the thread holds.
-	AccRelease
-	AccStart // start of Access.Index's thread object
-	AccEnd   // the thread's last return: it ends
-	// AccHeldMonitor: monitorenter, a synchronized call, wait, notify or
-	// notifyall of a monitor the thread holds (Access.Obj): until it lets
-	// go of the monitor nobody else can take it, wait on it or notify it.
-	// (Otherwise they are AccOther.)
-	AccHeldMonitor
-	// AccJoinEnded: join of a thread that has ended, which nothing can
-	// change. (A join of a thread that has not is AccOther.)
-	AccJoinEnded
+	FootNone    FootKind = iota // nothing another thread can see
+	FootField                   // field Index of object Obj
+	FootStatic                  // static Index
+	FootElem                    // element Index of array Obj
+	FootMonitor                 // the monitor (and wait set) of Obj
+	FootThread                  // the status of thread Index (start, join, end)
+	FootAny                     // unknown: dependent on everything
 )
 
-// Access describes the first instruction of a thread's next transition.
-// The instructions after it in the same transition are thread-local (or,
-// with Options.Escape, touch only objects of this thread).
-type Access struct {
-	Kind  AccessKind
-	Index int32
+// Footprint is what the next transition of a thread touches that other
+// threads can see: the access of its first instruction (the rest of a
+// transition is thread-local, or with Options.Escape touches only objects
+// of the thread's own). Obj is a raw reference of the active state: it
+// identifies the object along one path of the search as long as states
+// are restored from snapshots, not decoded.
+//
+// NextFootprint gives it for dynamic partial-order reduction and sleep
+// sets, and NextAccess, in an Access, for the persistent sets: see each.
+type Footprint struct {
+	Kind  FootKind
 	Write bool
-	// Local: the instruction touches only an object no other thread can
-	// reach (escape analysis), so it is independent of every other thread.
-	Local bool
-	// Obj is the object a field, array or monitor instruction touches (Null
-	// if the instruction will throw), and Held says the thread holds its
-	// monitor.
-	Obj  heap.Ref
-	Held bool
+	// Acquire marks a monitor operation that takes the monitor (monitorenter,
+	// a synchronized call, reacquiring after wait); the others (monitorexit,
+	// a synchronized return, wait, notify) are done holding it, so they are
+	// never enabled together with another thread's.
+	Acquire bool
+	Obj     heap.Ref
+	Index   int64
+}
+
+// Access is the footprint of a thread's next transition as the persistent
+// sets need it (NextAccess), and what makes an access independent of
+// every other thread whatever its location: Held, the thread holds Obj's
+// monitor; Local, only the thread can reach Obj (escape analysis). (The
+// search keeps footprints in its loop, where these would cost room.)
+type Access struct {
+	Footprint
+	Held, Local bool
 }
 
 // NextAccess returns what the next transition of enabled thread tid begins
-// with.
+// with, for the persistent sets. Unlike NextFootprint it gives the kind of
+// a field, static or element access whatever the object (Obj is Null if
+// the instruction will throw), and FootAny for whatever may enable or
+// disable other threads' transitions or be enabled or disabled by them.
+// It gives FootNone for a thread-local instruction, a choice, yield, or
+// the call of a method that is not synchronized and its return; a field
+// or static access, or FootElem for an element's (Index 0);
+// FootMonitor for a release (monitorexit, the return of a synchronized
+// method that is not the thread's last) and for monitorenter, a
+// synchronized call, wait, notify or notifyall of a monitor the thread
+// holds (Held: until it lets go of the monitor nobody else can take it,
+// wait on it or notify it); FootThread for a start (Index -1: the thread
+// started is not looked up), a join of a thread that has ended (nothing
+// can change that) and the thread's last return (Index is the thread
+// itself); and FootAny for the other monitor operations, joins and
+// synchronized calls, and for a notified thread.
 func (m *Machine) NextAccess(tid int32) Access {
 	t := m.S.Threads[tid]
 	if t.Status != StatusRunnable {
-		return Access{Kind: AccOther}
+		return Access{Footprint: Footprint{Kind: FootAny}}
 	}
 	o := m.next(t)
-	if !o.op.Is(bytecode.FlagSched) && !o.ret && o.op != bytecode.OpInvokestatic && o.op != bytecode.OpInvokevirtual {
-		return Access{Kind: AccNone}
+	info := o.op.Info()
+	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 {
+		return Access{}
 	}
-	a := Access{Kind: AccOther}
-	switch o.op {
-	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
-		return Access{Kind: AccNone}
-	case bytecode.OpGetfield, bytecode.OpPutfield:
-		a = Access{Kind: AccField, Index: int32(o.a), Write: o.op == bytecode.OpPutfield}
-	case bytecode.OpGetstatic, bytecode.OpPutstatic:
-		return Access{Kind: AccStatic, Index: int32(o.a), Write: o.op == bytecode.OpPutstatic}
-	case bytecode.OpArrload, bytecode.OpArrstore:
-		a = Access{Kind: AccArray, Write: o.op == bytecode.OpArrstore}
-	case bytecode.OpMonitorexit:
-		a = Access{Kind: AccRelease}
-	case bytecode.OpMonitorenter:
-		// Entering a monitor t holds only counts up: AccHeldMonitor
-		// (below).
-	case bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-		if n := len(t.Stack); n > 0 {
-			if r, ok := m.heldBy(t, t.Stack[n-1]); ok {
-				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
+	write := info.Flags&bytecode.FlagWrite != 0
+	var a Access
+	switch info.Access {
+	case bytecode.AccessNone:
+		switch {
+		case info.Flags&bytecode.FlagReturn != 0:
+			if len(t.Frames) == 1 {
+				return Access{Footprint: Footprint{Kind: FootThread, Write: true, Index: int64(t.ID)}}
 			}
+			if !m.syncMethod[t.top().Method] {
+				return Access{}
+			}
+			return Access{Footprint: Footprint{Kind: FootMonitor, Write: true, Obj: t.top().Lock}}
+		case info.Flags&bytecode.FlagCall != 0:
+			if o.op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
+				return Access{}
+			}
+			// A synchronized call on a monitor t holds only counts up.
+			if c := m.callee(t, o); c >= 0 && m.syncMethod[c] {
+				if r, ok := m.heldBy(t, t.peek(int(m.prog.Methods[c].Args))); ok {
+					return Access{Footprint: Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: r}, Held: true}
+				}
+			}
+			return Access{Footprint: Footprint{Kind: FootAny}}
 		}
-		return a
-	case bytecode.OpStart:
-		return Access{Kind: AccStart}
-	case bytecode.OpJoin:
+		return Access{} // choose, yield
+	case bytecode.AccessField:
+		a.Footprint = Footprint{Kind: FootField, Write: write, Index: o.a}
+	case bytecode.AccessStatic:
+		return Access{Footprint: Footprint{Kind: FootStatic, Write: write, Index: o.a}}
+	case bytecode.AccessElem:
+		a.Footprint = Footprint{Kind: FootElem, Write: write} // (the element is not looked up)
+	case bytecode.AccessMonitor:
+		switch {
+		case info.Flags&bytecode.FlagAcquire != 0:
+			// Entering a monitor t holds only counts up: FootMonitor
+			// (below) if it does.
+			a.Footprint = Footprint{Kind: FootAny, Write: true, Acquire: true}
+		case o.op == bytecode.OpMonitorexit:
+			a.Footprint = Footprint{Kind: FootMonitor, Write: true}
+		default: // wait, notify, notifyall
+			if r, ok := m.heldBy(t, t.peek(int(info.Ref))); ok {
+				return Access{Footprint: Footprint{Kind: FootMonitor, Write: true, Obj: r}, Held: true}
+			}
+			return Access{Footprint: Footprint{Kind: FootAny}}
+		}
+	case bytecode.AccessThread:
+		if write {
+			return Access{Footprint: Footprint{Kind: FootThread, Write: true, Index: -1}}
+		}
 		// Joining a thread that has ended: nothing can change that (a
 		// thread never started could still be started).
-		if n := len(t.Stack); n > 0 {
-			if u := m.threadOf(t.Stack[n-1]); u != nil && u.Status == StatusTerminated {
-				return Access{Kind: AccJoinEnded}
-			}
+		if u := m.threadOf(t.peek(int(info.Ref))); u != nil && u.Status == StatusTerminated {
+			return Access{Footprint: Footprint{Kind: FootThread, Index: int64(u.ID)}}
 		}
-		return a
-	case bytecode.OpReturn, bytecode.OpRetval:
-		if len(t.Frames) == 1 {
-			return Access{Kind: AccEnd}
-		}
-		if !m.syncMethod[t.top().Method] {
-			return Access{Kind: AccNone}
-		}
-		return Access{Kind: AccRelease}
-	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
-		if o.op == bytecode.OpInvokestatic && !m.syncMethod[o.a] || o.op == bytecode.OpInvokevirtual && !m.syncVirt[o.a] {
-			return Access{Kind: AccNone}
-		}
-		// A synchronized call on a monitor t holds only counts up.
-		if c := m.callee(t, o); c >= 0 && m.syncMethod[c] {
-			if r, ok := m.heldBy(t, t.Stack[len(t.Stack)-int(m.prog.Methods[c].Args)]); ok {
-				return Access{Kind: AccHeldMonitor, Obj: r, Held: true}
-			}
-		}
-		return a
+		return Access{Footprint: Footprint{Kind: FootAny}}
 	default:
-		return a
+		return Access{Footprint: Footprint{Kind: FootAny}}
 	}
 	if r := heapTarget(t, o.op); r != heap.Null && m.S.Heap.Valid(r) {
 		a.Obj = r
 		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
 		if m.localTo(t, r) {
-			a.Local = o.op != bytecode.OpMonitorenter || m.lockable(t, r)
+			a.Local = !a.Acquire || m.lockable(t, r)
 		}
-		if a.Held && o.op == bytecode.OpMonitorenter {
-			a.Kind = AccHeldMonitor
+		if a.Held && a.Acquire {
+			a.Kind = FootMonitor
 		}
 	}
 	return a
@@ -433,44 +457,15 @@ func (m *Machine) ThreadStatus(tid int32) Status { return m.S.Threads[tid].Statu
 // cycle proviso).
 func (m *Machine) BackJump() bool { return m.back }
 
-// FootKind classifies the shared location a transition touches.
-type FootKind uint8
-
-// Footprint kinds.
-const (
-	FootNone    FootKind = iota // nothing another thread can see
-	FootField                   // field Index of object Obj
-	FootStatic                  // static Index
-	FootElem                    // element Index of array Obj
-	FootMonitor                 // the monitor (and wait set) of Obj
-	FootThread                  // the status of thread Index (start, join, end)
-	FootAny                     // unknown: dependent on everything
-)
-
-// Footprint is the location the next transition of a thread touches, for
-// dynamic partial-order reduction: the access of its first instruction (the
-// rest of a transition is thread-local; dynamic reduction is not combined
-// with Options.Escape, whose merged accesses to objects that are the
-// thread's own now may race with other threads' earlier accesses, when the
-// objects were shared). An object of the thread's own still counts: it may
-// have been shared before. Obj is a raw reference of the active state: it
-// identifies the object along one path of the search as long as states are
-// restored from snapshots, not decoded.
-type Footprint struct {
-	Kind  FootKind
-	Write bool
-	// Acquire marks a monitor operation that takes the monitor (monitorenter,
-	// a synchronized call, reacquiring after wait); the others (monitorexit,
-	// a synchronized return, wait, notify) are done holding it, so they are
-	// never enabled together with another thread's.
-	Acquire bool
-	Obj     heap.Ref
-	Index   int64
-}
-
 // NextFootprint returns the footprint of thread tid's next transition,
 // whether or not it is enabled (a blocked monitorenter touches the monitor;
-// a waiting or notified thread will reacquire its monitor).
+// a waiting or notified thread will reacquire its monitor), for dynamic
+// partial-order reduction and sleep sets: the location exactly, nothing
+// (FootNone) for an instruction about to throw, and an object of the
+// thread's own counts, since it may have been shared before (dynamic
+// reduction is not combined with Options.Escape, whose merged accesses
+// to objects that are the thread's own now may race with other threads'
+// earlier accesses, when the objects were shared).
 func (m *Machine) NextFootprint(tid int32) Footprint {
 	t := m.S.Threads[tid]
 	switch t.Status {
@@ -481,63 +476,57 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		return Footprint{}
 	}
 	o := m.next(t)
-	top := func(d int) Value {
-		if len(t.Stack) < d {
-			return Value{}
-		}
-		return t.Stack[len(t.Stack)-d]
-	}
+	info := o.op.Info()
+	write := info.Flags&bytecode.FlagWrite != 0
 	obj := func(d int) (heap.Ref, bool) {
-		v := top(d)
+		v := t.peek(d)
 		r := heap.Ref(v.I)
 		if !v.Ref || r == heap.Null || !m.S.Heap.Valid(r) {
 			return 0, false
 		}
 		return r, true
 	}
-	switch o.op {
-	case bytecode.OpGetfield, bytecode.OpPutfield:
-		d := 1
-		if o.op == bytecode.OpPutfield {
-			d = 2
+	switch info.Access {
+	case bytecode.AccessField:
+		r, ok := obj(int(info.Ref))
+		if !ok {
+			return Footprint{}
 		}
+		return Footprint{Kind: FootField, Write: write, Obj: r, Index: o.a}
+	case bytecode.AccessStatic:
+		return Footprint{Kind: FootStatic, Write: write, Index: o.a}
+	case bytecode.AccessElem:
+		d := int(info.Ref)
 		r, ok := obj(d)
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootField, Write: o.op == bytecode.OpPutfield, Obj: r, Index: o.a}
-	case bytecode.OpGetstatic, bytecode.OpPutstatic:
-		return Footprint{Kind: FootStatic, Write: o.op == bytecode.OpPutstatic, Index: o.a}
-	case bytecode.OpArrload, bytecode.OpArrstore:
-		d := 2
-		if o.op == bytecode.OpArrstore {
-			d = 3
-		}
-		r, ok := obj(d)
+		return Footprint{Kind: FootElem, Write: write, Obj: r, Index: t.peek(d - 1).I}
+	case bytecode.AccessMonitor:
+		r, ok := obj(int(info.Ref))
 		if !ok {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootElem, Write: o.op == bytecode.OpArrstore, Obj: r, Index: top(d - 1).I}
-	case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
-		r, ok := obj(1)
-		if !ok {
+		return Footprint{Kind: FootMonitor, Write: write, Acquire: info.Flags&bytecode.FlagAcquire != 0, Obj: r}
+	case bytecode.AccessThread:
+		u := m.threadOf(t.peek(int(info.Ref)))
+		if u == nil {
 			return Footprint{}
 		}
-		return Footprint{Kind: FootMonitor, Write: true, Acquire: o.op == bytecode.OpMonitorenter, Obj: r}
-	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+		return Footprint{Kind: FootThread, Write: write, Index: int64(u.ID)}
+	}
+	switch {
+	case info.Flags&bytecode.FlagCall != 0:
 		callee := m.callee(t, o)
 		if callee < 0 || !m.syncMethod[callee] {
-			if o.op == bytecode.OpInvokevirtual && callee < 0 {
-				return Footprint{} // it throws
-			}
-			return Footprint{}
+			return Footprint{} // not synchronized, or it throws
 		}
 		r, ok := obj(int(m.prog.Methods[callee].Args))
 		if !ok {
 			return Footprint{}
 		}
 		return Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: r}
-	case bytecode.OpReturn, bytecode.OpRetval:
+	case info.Flags&bytecode.FlagReturn != 0:
 		f := t.top()
 		if len(t.Frames) == 1 {
 			if f.Lock != heap.Null {
@@ -549,24 +538,9 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 			return Footprint{}
 		}
 		return Footprint{Kind: FootMonitor, Write: true, Obj: f.Lock}
-	case bytecode.OpStart, bytecode.OpJoin:
-		u := m.threadOf(top(1))
-		if u == nil {
-			return Footprint{}
-		}
-		return Footprint{Kind: FootThread, Write: o.op == bytecode.OpStart, Index: int64(u.ID)}
-	case bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpYield:
-		return Footprint{}
 	}
-	if !o.op.Is(bytecode.FlagSched) {
-		return Footprint{} // a thread-local instruction
-	}
-	return Footprint{Kind: FootAny}
+	return Footprint{} // nothing shared (choose and yield too)
 }
-
-// Threw reports whether the last Step threw an exception (which may have
-// released monitors of synchronized frames, or ended the thread).
-func (m *Machine) Threw() bool { return m.threw }
 
 // heldBy returns the object v refers to if thread t holds its monitor.
 func (m *Machine) heldBy(t *Thread, v Value) (heap.Ref, bool) {

@@ -33,7 +33,6 @@ func (m *Machine) throw(t *Thread, r heap.Ref) bool {
 	// A handler may lie before the throw: count every exception as a
 	// possible backward jump (the static cycle proviso, BackJump).
 	m.back = true
-	m.threw = true
 	return m.search(t, r, int32(len(t.Frames)-1), 0)
 }
 

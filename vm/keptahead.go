@@ -42,12 +42,12 @@ import (
 //     change (fields, array elements, statics, monitors, other threads)
 //     is a scheduling point, which ends a transition before it unless it
 //     is the first; escape analysis can merge one in (a question of
-//     reachability), which is not allowed. The first must be in keepOps
-//     (no getstatic, start, notify or join), and so must every other one
-//     the transition can reach (decode marks the pcs it may begin at,
-//     Machine.keepFrom): no call or return; those after the first read
-//     only what no transition changes (an object's class, an array's
-//     length). Allocation (new, or an exception) makes the encoding
+//     reachability), which is not allowed. The first must have
+//     bytecode.FlagKeep (no getstatic, start, notify or join), and so
+//     must every other one the transition can reach (decode marks the
+//     pcs it may begin at, Machine.keepFrom): no call or return; those
+//     after the first read only what no transition changes (an object's
+//     class, an array's length). Allocation (new, or an exception) makes the encoding
 //     whole, and such a transition is not kept, nor one that faulted.
 //   - The objects it writes are logged (incEnc.log), and with the object
 //     a getfield or arrload reads first (readsFirst) compared in full,
@@ -101,57 +101,38 @@ var (
 	_ [0]struct{} = [unsafe.Offsetof(keptTrans{}.owner) % 8]struct{}{}
 )
 
-// keepOps are the instructions a kept transition may execute: they read
-// only their thread's record, the objects they write, the object
-// readsFirst names, and what no transition changes (an object's class,
-// an array's length; see keptTrans).
-var keepOps = func() (k [bytecode.NumOpcodes]bool) {
-	for _, op := range []bytecode.Opcode{
-		bytecode.OpNop, bytecode.OpPush, bytecode.OpPushNull, bytecode.OpPop, bytecode.OpDup, bytecode.OpSwap,
-		bytecode.OpLoad, bytecode.OpStore, bytecode.OpInc,
-		bytecode.OpAdd, bytecode.OpSub, bytecode.OpMul, bytecode.OpDiv, bytecode.OpRem, bytecode.OpNeg,
-		bytecode.OpAnd, bytecode.OpOr, bytecode.OpXor, bytecode.OpShl, bytecode.OpShr, bytecode.OpUshr, bytecode.OpNot,
-		bytecode.OpEq, bytecode.OpNe, bytecode.OpLt, bytecode.OpLe, bytecode.OpGt, bytecode.OpGe,
-		bytecode.OpGoto, bytecode.OpIfz, bytecode.OpIfnz, bytecode.OpIfeq, bytecode.OpIfne,
-		bytecode.OpIflt, bytecode.OpIfle, bytecode.OpIfgt, bytecode.OpIfge, bytecode.OpIfnull, bytecode.OpIfnonnull,
-		bytecode.OpPutfield, bytecode.OpArrstore, bytecode.OpGetfield, bytecode.OpArrload,
-		bytecode.OpArrlen, bytecode.OpInstanceof, bytecode.OpCheckcast,
-		bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait,
-		bytecode.OpYield, bytecode.OpTid, bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpAssert,
-	} {
-		k[op] = true
+// readsFirst gives, for the instructions a kept transition may execute
+// (bytecode.FlagKeep) that read an object they do not write (as a
+// transition's first: each is a scheduling point), where its reference is
+// on the operand stack (1: the top); the object is compared as the ones
+// written are. writesFirst are those that write an object whenever they
+// complete: a transition kept that begins with one must have written one
+// (a monitorenter that found the monitor taken writes nothing and reads
+// the owner; the search never takes it, and this keeps it from being
+// kept if it did). Both are the opcode table's, kept as arrays for
+// keepTrans.
+var readsFirst, writesFirst = func() (r [bytecode.NumOpcodes]int, w [bytecode.NumOpcodes]bool) {
+	for op := range bytecode.NumOpcodes {
+		info := bytecode.Opcode(op).Info()
+		if info.Flags&bytecode.FlagKeep == 0 || info.Ref == 0 {
+			continue
+		}
+		if info.Flags&bytecode.FlagWrite != 0 {
+			w[op] = true
+		} else {
+			r[op] = int(info.Ref)
+		}
 	}
-	return k
-}()
-
-// readsFirst gives, for the instructions of keepOps that read an object
-// they do not write (as a transition's first: each is a scheduling
-// point), where its reference is on the operand stack (1: the top); the
-// object is compared as the ones written are.
-var readsFirst = func() (k [bytecode.NumOpcodes]int) {
-	k[bytecode.OpGetfield], k[bytecode.OpArrload] = 1, 2
-	return k
-}()
-
-// writesFirst are the instructions of keepOps that write an object
-// whenever they complete: a transition kept that begins with one must
-// have written one (a monitorenter that found the monitor taken writes
-// nothing and reads the owner; the search never takes it, and this keeps
-// it from being kept if it did).
-var writesFirst = func() (k [bytecode.NumOpcodes]bool) {
-	for _, op := range []bytecode.Opcode{bytecode.OpPutfield, bytecode.OpArrstore, bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait} {
-		k[op] = true
-	}
-	return k
+	return r, w
 }()
 
 // keepFrom returns, per pc of a method decoded as ops, whether a
-// transition that begins there executes only instructions of keepOps:
+// transition that begins there executes only instructions of FlagKeep:
 // the first, then every one it can reach before one that ends the
 // transition (step). That is the largest set closed under: a scheduling
 // point ends the transition (unless escape analysis could merge it in:
 // then it is not allowed), a return is not allowed (it executes unless
-// it ends the thread), and any other instruction must be in keepOps with
+// it ends the thread), and any other instruction must have FlagKeep, with
 // each of its successors allowed.
 func (m *Machine) keepFrom(ops []op) []bool {
 	n := len(ops)
@@ -166,7 +147,7 @@ func (m *Machine) keepFrom(ops []op) []bool {
 		case o.ret:
 			fixed[p] = true
 		default:
-			ok[p] = keepOps[o.op]
+			ok[p] = o.op.Is(bytecode.FlagKeep)
 			fixed[p] = !ok[p]
 		}
 	}
@@ -199,7 +180,7 @@ func (m *Machine) keepFrom(ops []op) []bool {
 	from := make([]bool, n)
 	for p := range ops {
 		a, b := succ(p)
-		from[p] = keepOps[ops[p].op] && allowed(a) && allowed(b)
+		from[p] = ops[p].op.Is(bytecode.FlagKeep) && allowed(a) && allowed(b)
 	}
 	return from
 }

@@ -208,7 +208,6 @@ type Machine struct {
 	holds     []bool
 	markStack []markItem
 	back      bool // the last Step jumped backwards (see BackJump)
-	threw     bool // the last Step threw (see Threw)
 	conf      []bool
 	confStack []heap.Ref
 	slotField [][]int32 // per class, per slot: the field it holds
@@ -399,31 +398,22 @@ func (m *Machine) decode(mi int32) []op {
 		o.op = in.Op
 		o.a, o.b = in.A, in.B
 		o.fn = executors[in.Op]
-		o.sched = in.Op.Is(bytecode.FlagSched)
-		o.pure = pureOps[in.Op]
-		switch in.Op {
-		case bytecode.OpMonitorenter, bytecode.OpJoin, bytecode.OpInvokevirtual, bytecode.OpInvokestatic,
-			bytecode.OpChoose, bytecode.OpChooseb, bytecode.OpNotify:
-			o.gate = true
-			o.choosy = in.Op == bytecode.OpChoose || in.Op == bytecode.OpChooseb || in.Op == bytecode.OpNotify
-		}
-		o.back = in.Op.Is(bytecode.FlagBranch) && in.A <= int64(pc)
-		switch in.Op {
-		case bytecode.OpLeave, bytecode.OpEndfinally, bytecode.OpEndfault, bytecode.OpEndfilter, bytecode.OpRethrow:
-			// They continue at places known only at run time, possibly
-			// earlier ones (for BackJump).
-			o.back = true
-		}
-		switch in.Op {
-		case bytecode.OpGetfield, bytecode.OpPutfield, bytecode.OpArrload, bytecode.OpArrstore,
-			bytecode.OpMonitorenter, bytecode.OpMonitorexit:
-			o.local = m.opts.Escape && m.opts.Granularity == GranTransition
-		case bytecode.OpInvokestatic:
+		fl := in.Op.Info().Flags
+		o.sched = fl&bytecode.FlagSched != 0
+		o.pure = fl&bytecode.FlagPure != 0
+		o.gate = fl&(bytecode.FlagMayBlock|bytecode.FlagChoice) != 0
+		o.choosy = fl&bytecode.FlagChoice != 0
+		// An instruction that continues at a place known only at run time
+		// may go to an earlier one (for BackJump).
+		o.back = fl&bytecode.FlagRuntimeFlow != 0 || fl&bytecode.FlagBranch != 0 && in.A <= int64(pc)
+		o.local = fl&bytecode.FlagLocal != 0 && m.opts.Escape && m.opts.Granularity == GranTransition
+		o.ret = fl&bytecode.FlagReturn != 0
+		switch {
+		case in.Op == bytecode.OpInvokestatic:
 			o.sched = p.Methods[in.A].Sync()
-		case bytecode.OpInvokevirtual:
+		case in.Op == bytecode.OpInvokevirtual:
 			o.sched = m.syncVirt[in.A]
-		case bytecode.OpReturn, bytecode.OpRetval:
-			o.ret = true
+		case o.ret:
 			o.sched = meth.Sync()
 		}
 		if m.opts.Granularity == GranInstruction {
@@ -531,15 +521,8 @@ func (m *Machine) threadOf(v Value) *Thread {
 	return m.S.Threads[id]
 }
 
-// choices returns how many transitions enabled thread t has.
-func (m *Machine) choices(t *Thread) int32 {
-	if t.Status != StatusRunnable {
-		return 1
-	}
-	return m.choicesAt(t, m.next(t))
-}
-
-// choicesAt is choices for a runnable thread t whose next instruction is o.
+// choicesAt returns how many transitions runnable thread t, whose next
+// instruction is o, has.
 // An instruction with more than one choice must be choosy (op.choosy, set
 // in decode): Enabled takes the others as having one without asking.
 func (m *Machine) choicesAt(t *Thread, o *op) int32 {
@@ -660,7 +643,6 @@ func (m *Machine) step(tr Trans) *Fault {
 	m.stamp(t)
 	m.version++
 	m.back = false
-	m.threw = false
 	m.faulted = false
 	m.choice = tr.Choice
 	m.executed = 0
@@ -778,13 +760,17 @@ func (m *Machine) invReads() {
 		}
 		seen[mi] = true
 		for _, in := range p.Methods[mi].Code {
+			if info := in.Op.Info(); info.Flags&bytecode.FlagWrite == 0 {
+				switch info.Access {
+				case bytecode.AccessField:
+					m.invField[in.A] = true
+				case bytecode.AccessStatic:
+					m.invStatic[in.A] = true
+				case bytecode.AccessElem:
+					m.invArrays = true
+				}
+			}
 			switch in.Op {
-			case bytecode.OpGetfield:
-				m.invField[in.A] = true
-			case bytecode.OpGetstatic:
-				m.invStatic[in.A] = true
-			case bytecode.OpArrload:
-				m.invArrays = true
 			case bytecode.OpInvokestatic:
 				work = append(work, int32(in.A))
 			case bytecode.OpInvokevirtual:

@@ -112,6 +112,15 @@ func (t *Thread) pop() Value {
 
 func (t *Thread) top() *Frame { return &t.Frames[len(t.Frames)-1] }
 
+// peek returns the value d down the operand stack (1: the top), or the
+// zero Value, not a reference, if there is none.
+func (t *Thread) peek(d int) Value {
+	if d < 1 || len(t.Stack) < d {
+		return Value{}
+	}
+	return t.Stack[len(t.Stack)-d]
+}
+
 // pendingBit marks, in an encoded thread's status byte, that pending
 // records follow its frames.
 const pendingBit = 0x80
