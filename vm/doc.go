@@ -12,7 +12,7 @@
 // Where things are:
 //
 //	machine.go      loading and decoding, Enabled, Step, faults, invariants
-//	dispatch.go     the executor table and the switch Step dispatches by
+//	dispatch.go     the switch from opcode to executor
 //	exec_*.go       the executors by family; exec_except.go the two passes of throw
 //	state.go        State, Thread, Frame, Pending; Encode, Decode and their grammar
 //	fingerprint.go  the fingerprint as a sum of component terms

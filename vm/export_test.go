@@ -8,10 +8,6 @@ import (
 	"mcvm/heap"
 )
 
-// SetTableDispatch selects dispatch through the function table, for
-// BenchmarkDispatch.
-func (m *Machine) SetTableDispatch(on bool) { m.tableDispatch = on }
-
 // GCCheck checks the memoised collector's memory against the active heap
 // just after a collection: every live object's depth is its breadth-first
 // distance from the roots (roots 1), every free object's is infinite, and

@@ -109,13 +109,13 @@ type Trans struct {
 	Choice int32
 }
 
-// op is a decoded instruction: its executor and operands. It is 32
+// op is a decoded instruction: its opcode, operands and flags. It is 32
 // bytes (checked below), so that finding a thread's next instruction
 // (next, several times a transition) scales the pc by a shift; it held
 // the whole bytecode.Instr before, whose operands a and b repeat, and was
 // 56 bytes, scaled by a multiplication.
 type op struct {
-	fn    func(m *Machine, t *Thread, o *op) bool
+	_     [8]byte // padding: at 32 bytes the pc is scaled by a shift
 	a, b  int64
 	op    bytecode.Opcode
 	sched bool // a scheduling point whatever the frame
@@ -179,7 +179,6 @@ type Machine struct {
 	numBuf   []byte
 	executed int // instructions executed by the last Step
 
-	tableDispatch bool // dispatch through op.fn instead of execSwitch (for BenchmarkDispatch)
 	// resume says, after a helper of an executor threw (or faulted), whether
 	// the transition goes on: true when a handler caught the exception.
 	resume bool
@@ -397,7 +396,6 @@ func (m *Machine) decode(mi int32) []op {
 		o := &ops[pc]
 		o.op = in.Op
 		o.a, o.b = in.A, in.B
-		o.fn = executors[in.Op]
 		fl := in.Op.Info().Flags
 		o.sched = fl&bytecode.FlagSched != 0
 		o.pure = fl&bytecode.FlagPure != 0
@@ -685,9 +683,6 @@ func (m *Machine) step(tr Trans) *Fault {
 
 // exec runs one instruction: the one place executors are called from.
 func (m *Machine) exec(t *Thread, o *op) bool {
-	if m.tableDispatch {
-		return o.fn(m, t, o)
-	}
 	return execSwitch(m, t, o)
 }
 
@@ -807,7 +802,7 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 			m.setFault(t, FaultInvariant, -1, fmt.Sprintf("invariant %s executes %s, which is not allowed in an invariant (it must not change the state, block or choose)", name(), o.op))
 			break
 		}
-		ok := o.fn(m, t, o)
+		ok := m.exec(t, o)
 		if t.Status == StatusTerminated && !m.faulted {
 			if m.evalVal.Ref || m.evalVal.I == 0 {
 				m.setFault(t, FaultInvariant, -1, "invariant "+name()+" violated")
