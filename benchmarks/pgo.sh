@@ -8,7 +8,7 @@
 # philosophers with each store, the default reduction on the heap-heavy
 # and the monitor-heavy models, and a script verified and certified.
 # Run it on an otherwise idle machine after a change that moves the hot
-# paths (benchmarks/RESULTS.md, "What the mechanisms are worth", says how
+# paths (benchmarks/RESULTS.md, "What the speed layers are worth", says how
 # much the profile gives); the search itself is deterministic, only the
 # samples differ from run to run.
 #
