@@ -17,7 +17,7 @@
 //	state.go        State, Thread, Frame, Pending; Encode, Decode and their grammar
 //	fingerprint.go  the fingerprint as a sum of component terms
 //	encinc.go       incremental encoding against a base; EncodeFingerprint
-//	termmemo.go     kept terms; keptahead.go kept transitions (StepAhead)
+//	records.go      raw records; keptahead.go kept transitions (StepAhead)
 //	snapshot.go     Save, SaveDelta, Restore: full and reverse-delta snapshots
 //	gc.go           CollectGarbage: mark-and-sweep, the memoised collector
 //	escape.go       escape analysis, NextAccess, NextFootprint, Confined
@@ -59,7 +59,7 @@
 // Decode, Init and PermuteThreads drop the base.
 //
 // Checking: with Options.Tuning.CheckEncoding every incremental encoding
-// and fingerprint (kept terms and kept transitions included) is compared
+// and fingerprint (kept transitions included) is compared
 // with a whole encoding, restores and deltas taken from the write log
 // with whole copies, and any difference panics. The vm's tests of the
 // encoder and of kept transitions turn the check on themselves, and with

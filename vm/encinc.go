@@ -83,10 +83,6 @@ type incEnc struct {
 	newTerms      []uint64
 	lastSum       uint64
 	fpBuf         []byte // what EncodeFingerprint writes whole
-	// Records whose terms were computed, with the terms (termmemo.go):
-	// memoWays places per thread component, and a table for objects.
-	memo    []threadMemo
-	objMemo *[objMemoSize]objMemo
 
 	log     []heap.Ref // objects written since the base (repeats possible)
 	statics bool       // a static was written since the base
@@ -124,7 +120,6 @@ type incEnc struct {
 	manyDirty bool   // dirty has dirtyScan components or more: marked is kept (kept, not derived from len(dirty): the test of a length cost touch 0.4% more instructions)
 	scratch   []byte // the encoding of a restored state
 	hits      uint64 // incremental encodings (for the tests)
-	kept      uint64 // terms found kept, threads' and objects' (termmemo.go; for the tests)
 	keptSteps uint64 // fingerprints StepAhead took kept (keptahead.go; for the tests)
 	rolls     uint64 // levels rolled back (for the tests)
 }
@@ -263,12 +258,6 @@ func (m *Machine) recordBase(bytes bool) {
 	in.nobjs = len(m.S.Heap.Objs)
 	in.gen++
 	in.stashRoom()
-	if n := (len(m.S.Threads) + 1) * memoWays; len(in.memo) < n {
-		in.memo = append(in.memo, make([]threadMemo, n-len(in.memo))...)
-	}
-	if in.objMemo == nil {
-		in.objMemo = new([objMemoSize]objMemo)
-	}
 	n := len(in.terms)
 	in.marked = slices.Grow(in.marked[:0], n)[:n]
 	clear(in.marked)
@@ -718,48 +707,25 @@ func (m *Machine) fingerprintDirty() bool {
 	cut := -1 // the objects numbered when the numbering is cut short, or -1
 	for _, k := range in.dirty {
 		var t uint64
-		var th *Thread // a thread whose term may be kept, and its Thread object
-		var tobj *heap.Object
-		var obj *heap.Object // an object whose term may be kept
 		switch {
 		case k == 0:
 			c.Verify(int(in.before[k]))
 			t = m.staticsTerm()
 		case k <= nt:
 			i := in.thread(k, nt)
-			th = s.Threads[i]
+			th := s.Threads[i]
 			if c.ID(th.Obj) != heap.Ref(i+1) {
 				return false
-			}
-			tobj = h.Obj(th.Obj)
-			// (A record too large to be kept is not looked for: tested
-			// here, where MolDyn's all fail it, it saves the call.)
-			if th.small() {
-				if kept, ok := in.memoTerm(k, th, tobj); ok {
-					in.kept++
-					in.newTerms = append(in.newTerms, kept)
-					sum += kept - in.terms[k]
-					continue
-				}
 			}
 			c.Verify(int(in.before[k]))
 			t = m.threadTerm(int(k), th, nil)
 		default:
-			obj = c.Object(h, int(k))
-			if obj.Kind == heap.KindFree {
+			if c.Object(h, int(k)).Kind == heap.KindFree {
 				// Freed since it was numbered: one of the objects a
 				// numbering cut short let go of (see below), written
 				// before it was let go of; the numbering is not the
 				// base's.
 				return false
-			}
-			if obj.Len <= memoVals {
-				if kept, ok := in.objTerm(k, obj, h); ok {
-					in.kept++
-					in.newTerms = append(in.newTerms, kept)
-					sum += kept - in.terms[k]
-					continue
-				}
 			}
 			c.Verify(int(in.before[k]))
 			t = c.ObjectTerm(h, m.layout, int(k))
@@ -774,10 +740,6 @@ func (m *Machine) fingerprintDirty() bool {
 				return false
 			}
 			cut = reached
-		} else if th != nil {
-			in.keepTerm(k, th, tobj, t)
-		} else if obj != nil {
-			in.keepObjTerm(k, obj, h, t)
 		}
 		in.newTerms = append(in.newTerms, t)
 		sum += t - in.terms[k]

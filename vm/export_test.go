@@ -98,10 +98,6 @@ func (m *Machine) IncrementalEncodings() uint64 { return m.inc.hits }
 // base back when backtracking.
 func (m *Machine) RolledBack() uint64 { return m.inc.rolls }
 
-// KeptTerms returns how many terms, threads' and objects',
-// fingerprintDirty found kept (termmemo.go) instead of computing them.
-func (m *Machine) KeptTerms() uint64 { return m.inc.kept }
-
 // PokeSlot writes slot i of object r without logging the write, as an
 // executor that forgot to would (for the test that the check finds it).
 func (m *Machine) PokeSlot(r heap.Ref, i int, v int64) { m.S.Heap.Slots(r)[i] = v }

@@ -57,7 +57,7 @@ import (
 //     compared.
 //   - The terms, and the check of the numbering that made the encoding
 //     incremental, are functions of the records and of the base's
-//     numbering, fixed within a generation (incEnc.gen, termmemo.go): an
+//     numbering, fixed within a generation (incEnc.gen): an
 //     entry serves its generation only, and only a transition whose
 //     encoding was incremental with nothing cut short is kept. So the new
 //     terms are the same, and so are the base's terms of the components
@@ -89,7 +89,7 @@ const keptObjs = 2
 
 // keptWays is how many transitions are kept per thread: one per place,
 // chosen by the top frame's pc and the choice (keptWay).
-const keptWays = memoWays
+const keptWays = 4
 
 // keptWay returns the place among a thread's keptWays of its transition
 // with choice from a record whose top frame's pc is pc.

@@ -6,7 +6,7 @@ package vm
 // check a fast path against the slow one it stands for. The zero value is
 // what every search runs with.
 type Tuning struct {
-	// CheckEncoding makes every incremental encoding, kept term, kept
+	// CheckEncoding makes every incremental encoding, kept
 	// transition and restore of the incremental encoder's base check
 	// itself against the slow way (a whole encoding, an executed
 	// transition) and panic on a difference. Slow, and it allocates.
