@@ -62,7 +62,7 @@ func (s *search) lookaheadFor() prefetcher {
 	o := &s.opts
 	pf, ok := s.store.(prefetcher)
 	if !ok || !havePrefetch || !s.tune.Lookahead || o.Order != DFS || s.exact != nil || s.collapse != nil || s.sl.on || s.chaining ||
-		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || wantsTransitions(o.Listeners) {
+		o.Reducer != nil || o.Dynamic != nil || o.Symmetry || len(s.lis.Transition) > 0 {
 		return nil
 	}
 	return pf

@@ -219,7 +219,7 @@ func (s *search) hasNext(top *frame) bool {
 
 // pop leaves top, the top of the stack, for good.
 func (s *search) pop(top *frame) {
-	for _, l := range s.lis.back {
+	for _, l := range s.lis.Backtrack {
 		l.Backtracked(top.id)
 	}
 	if !top.again {

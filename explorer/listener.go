@@ -113,35 +113,27 @@ func (f Funcs) Progress(st Stats)                  { f.OnProgress(st) }
 // Listen adds l to the listeners of the search o configures.
 func (o *Options) Listen(l Listener) { o.Listeners = append(o.Listeners, l) }
 
-// listeners are a search's listeners sorted by the events they want, so
-// that an event nobody wants costs a length test.
-type listeners struct {
-	state, trans, back, err, end, progress []Listener
+// ListenerSet holds listeners sorted by the events they want, so that an
+// event nobody wants costs a length test. Searches report through one,
+// and so does the certifier of their scripts (package scc).
+type ListenerSet struct {
+	State, Transition, Backtrack, Error, End, Progress []Listener
 }
 
-func newListeners(ls []Listener) listeners {
-	var r listeners
+// NewListenerSet sorts ls by the events each wants (Listener.Wants).
+func NewListenerSet(ls []Listener) ListenerSet {
+	var r ListenerSet
 	for _, l := range ls {
 		w := l.Wants()
 		for _, x := range [...]struct {
 			ev   Events
 			list *[]Listener
-		}{{EventState, &r.state}, {EventTransition, &r.trans}, {EventBacktrack, &r.back},
-			{EventError, &r.err}, {EventEnd, &r.end}, {EventProgress, &r.progress}} {
+		}{{EventState, &r.State}, {EventTransition, &r.Transition}, {EventBacktrack, &r.Backtrack},
+			{EventError, &r.Error}, {EventEnd, &r.End}, {EventProgress, &r.Progress}} {
 			if w&x.ev != 0 {
 				*x.list = append(*x.list, l)
 			}
 		}
 	}
 	return r
-}
-
-// wantsTransitions reports whether some listener of ls wants transitions.
-func wantsTransitions(ls []Listener) bool {
-	for _, l := range ls {
-		if l.Wants()&EventTransition != 0 {
-			return true
-		}
-	}
-	return false
 }

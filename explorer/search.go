@@ -40,7 +40,7 @@ func Search(m *vm.Machine, opts Options) *Result {
 // violation (otherwise such a search stops at the first violation and
 // Search starts it again with taint).
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
-	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: newListeners(opts.Listeners),
+	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: NewListenerSet(opts.Listeners),
 		onStack: NewStackSet(math.MaxInt32)}
 	s.store = newVisitedSet(&opts, s.tune)
 	s.exact, _ = s.store.(keeper)
@@ -119,7 +119,7 @@ type search struct {
 	m       *vm.Machine
 	opts    Options
 	tune    Tuning
-	lis     listeners
+	lis     ListenerSet
 	store   visitedSet
 	bounded bool // the store is full or holds MaxStates states (see visit)
 	// pf: the store's prefetcher if the search looks ahead (ahead.go),
@@ -192,7 +192,7 @@ type search struct {
 
 // transition reports a transition to the listeners.
 func (s *search) transition(from int32, tr vm.Trans, to int32, isNew bool) {
-	for _, l := range s.lis.trans {
+	for _, l := range s.lis.Transition {
 		l.Transition(from, tr, s.stepMethod, s.stepPC, to, isNew)
 	}
 }
@@ -229,7 +229,7 @@ func (s *search) add(fp uint64) (int32, bool) {
 		s.bounded = true
 	}
 	if isNew {
-		for _, l := range s.lis.state {
+		for _, l := range s.lis.State {
 			l.StateStored(id, fp)
 		}
 	}
@@ -281,12 +281,12 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 		return
 	}
 	s.stats.Errors++
-	if len(s.lis.err) > 0 {
+	if len(s.lis.Error) > 0 {
 		var fp uint64
 		if last == nil && id >= 0 {
 			fp = s.lastFP
 		}
-		for _, l := range s.lis.err {
+		for _, l := range s.lis.Error {
 			l.ErrorFound(f, fp)
 		}
 	}
@@ -311,7 +311,7 @@ func (s *search) check(id int32) (expand bool) {
 		return false
 	}
 	if end {
-		for _, l := range s.lis.end {
+		for _, l := range s.lis.End {
 			l.EndState(s.lastFP)
 		}
 	}
@@ -390,14 +390,14 @@ func (s *search) tickLimits() bool {
 			return true
 		}
 	}
-	if len(s.lis.progress) > 0 && now.After(s.nextProgress) {
+	if len(s.lis.Progress) > 0 && now.After(s.nextProgress) {
 		s.nextProgress = now.Add(s.opts.ProgressEvery)
 		st := s.stats
 		st.States = int64(s.store.size())
 		st.Store = s.store.account()
 		st.StoreBytes = st.Store.Bytes
 		st.Elapsed = now.Sub(s.start)
-		for _, l := range s.lis.progress {
+		for _, l := range s.lis.Progress {
 			l.Progress(st)
 		}
 	}
@@ -421,7 +421,7 @@ func (s *search) step(id int32, tr vm.Trans) *vm.Fault {
 	if s.collapse != nil {
 		s.collapse.SetParent(id) // delta collapse: the successor is compared with id
 	}
-	if len(s.lis.trans) > 0 {
+	if len(s.lis.Transition) > 0 {
 		s.stepMethod, s.stepPC = s.m.Where(tr.Thread)
 	}
 	return s.run(tr)

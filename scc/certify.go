@@ -149,9 +149,9 @@ type certifier struct {
 	initPath []vm.Trans
 	onStack  explorer.StackSet // with a reducer: the IDs on the search stack (a task's init path included)
 
-	chain   []vm.Trans         // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
-	walk    explorer.ChainWalk // with Options.Chain: the chain rules, as the search's
-	lis     listeners
+	chain   []vm.Trans           // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
+	walk    explorer.ChainWalk   // with Options.Chain: the chain rules, as the search's
+	lis     explorer.ListenerSet // Options.Listeners
 	mat     *materialise
 	matBuf  materialise
 	initPre []byte   // with Options.Chain: the state an init path step starts from, where its caller has not encoded it
@@ -203,7 +203,7 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	}
 	c := &certifier{m: m, s: s, opts: opts, task: s.IsTask(), trust: s.Trustful(), loaded: -1, start: time.Now(),
 		onStack: explorer.NewStackSet(1 << 26), walk: explorer.NewChainWalk(opts.Reducer, opts.Symmetry),
-		lis: newListeners(opts.Listeners)}
+		lis: explorer.NewListenerSet(opts.Listeners)}
 	c.lastProgress = c.start
 	if c.trust && len(opts.Next) > 0 {
 		return nil, fmt.Errorf("invariants over consecutive states need a tamper-proof script: a trustful one does not cover every transition")
@@ -351,12 +351,12 @@ func (c *certifier) fingerprint() uint64 {
 // record notes a property violation; path is the way to it.
 func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
 	c.res.Stats.Errors++
-	if len(c.lis.err) > 0 {
+	if len(c.lis.Error) > 0 {
 		var fp uint64 // the state's, for an error of a state (as the search gives it)
 		if last == nil && len(c.stack) > 0 {
 			fp = c.stack[len(c.stack)-1].fp
 		}
-		for _, l := range c.lis.err {
+		for _, l := range c.lis.Error {
 			l.ErrorFound(f, fp)
 		}
 	}
@@ -393,11 +393,11 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 // chain starts where its parent's ends: follow cuts c.chain back to the
 // top frame's ce before each transition).
 func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
-	if len(c.lis.state) > 0 {
+	if len(c.lis.State) > 0 {
 		if c.trust { // fingerprints only for the observer
 			fp = c.fingerprint()
 		}
-		for _, l := range c.lis.state {
+		for _, l := range c.lis.State {
 			l.StateStored(id, fp)
 		}
 	}
@@ -862,11 +862,11 @@ func (c *certifier) prevInit(init []Entry, i int) int32 {
 // certification must stop.
 func (c *certifier) limited() bool {
 	o := &c.opts
-	if len(c.lis.progress) > 0 && time.Since(c.lastProgress) >= 5*time.Second {
+	if len(c.lis.Progress) > 0 && time.Since(c.lastProgress) >= 5*time.Second {
 		c.lastProgress = time.Now()
 		st := c.res.Stats
 		st.Elapsed = time.Since(c.start)
-		for _, l := range c.lis.progress {
+		for _, l := range c.lis.Progress {
 			l.Progress(st)
 		}
 	}
@@ -1175,34 +1175,10 @@ func (c *certifier) entry(e *Entry) (done bool, err error) {
 	return c.stopped || c.res.Limit != "", nil
 }
 
-// listeners are a certification's listeners (Options.Listeners) sorted by
-// the events they want.
-type listeners struct{ state, trans, err, progress []explorer.Listener }
-
-func newListeners(ls []explorer.Listener) listeners {
-	var r listeners
-	for _, l := range ls {
-		w := l.Wants()
-		if w&explorer.EventState != 0 {
-			r.state = append(r.state, l)
-		}
-		if w&explorer.EventTransition != 0 {
-			r.trans = append(r.trans, l)
-		}
-		if w&explorer.EventError != 0 {
-			r.err = append(r.err, l)
-		}
-		if w&explorer.EventProgress != 0 {
-			r.progress = append(r.progress, l)
-		}
-	}
-	return r
-}
-
 // transition reports a transition from state from to state to (-1: it
 // faulted) to the listeners.
 func (c *certifier) transition(from int32, tr vm.Trans, to int32, isNew bool) {
-	for _, l := range c.lis.trans {
+	for _, l := range c.lis.Transition {
 		l.Transition(from, tr, -1, -1, to, isNew)
 	}
 }
