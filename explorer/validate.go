@@ -15,7 +15,7 @@ var (
 	errStackBFS       = errors.New("--proviso=stack needs depth-first search (use duplicate or static with --search=bfs)")
 	errDynamicBFS     = errors.New("--por=dpor needs depth-first search")
 	errSymmetryDPOR   = errors.New("--symmetry does not combine with dpor (its races follow threads along the search stack)")
-	errNeedsReduction = errors.New("needs a reduction")
+	errNeedsReduction = errors.New("needs a reduction (--por other than none)")
 )
 
 // Validate reports a combination of options that no search can run: the
@@ -37,11 +37,8 @@ func (o *Options) Validate() error {
 
 // dfsStack reports whether o is a depth-first search with the stack
 // proviso, where chains and sleep sets apply.
-func (o *Options) dfsStack() error {
-	if o.Order != DFS || o.Proviso.Resolve(o.Order) != ProvisoStack {
-		return errNeedsDFSStack
-	}
-	return nil
+func (o *Options) dfsStack() bool {
+	return o.Order == DFS && o.Proviso.Resolve(o.Order) == ProvisoStack
 }
 
 // ChainFits says why Options.Chain does not apply to the search o
@@ -50,7 +47,7 @@ func (o *Options) dfsStack() error {
 // about to set).
 func (o *Options) ChainFits(reduces bool) error {
 	switch {
-	case o.dfsStack() != nil:
+	case !o.dfsStack():
 		return errNeedsDFSStack
 	case o.Dynamic != nil:
 		return errChainDynamic
@@ -66,7 +63,7 @@ func (o *Options) ChainFits(reduces bool) error {
 // configures, or returns nil; reduces as for ChainFits.
 func (o *Options) SleepFits(reduces bool) error {
 	switch {
-	case o.dfsStack() != nil:
+	case !o.dfsStack():
 		return errNeedsDFSStack
 	case o.MaxDepth > 0:
 		return errMaxDepth

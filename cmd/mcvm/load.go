@@ -171,11 +171,8 @@ func (f *reductionFlags) apply(p *bytecode.Program, vo vm.Options, eo *explorer.
 // unfit names the flag in why, the reason explorer gives for --name
 // (chain or sleep) not applying, or returns nil.
 func unfit(name string, why error) error {
-	switch {
-	case why == nil:
+	if why == nil {
 		return nil
-	case strings.HasPrefix(why.Error(), "needs a reduction"):
-		return fmt.Errorf("--%s needs a reduction (--por other than none)", name)
 	}
 	return fmt.Errorf("--%s %w", name, why)
 }
