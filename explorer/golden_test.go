@@ -44,16 +44,33 @@ func TestFingerprints_golden(t *testing.T) {
 				filepath.Base(path), g, res.Stats.States, first, h.Sum64())
 		}
 	}
+	checkGolden(t, golden, b.String())
+}
+
+// checkGolden compares got, line by line, with the golden file (written
+// anew with -update) and reports each line that differs.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (create it with go test ./explorer -run TestFingerprints_golden -update)", err)
+		t.Fatalf("%v (create it with go test ./explorer -run %s -update)", err, t.Name())
 	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("fingerprints differ from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(gl), len(wl)) {
+		g, w := "(none)", "(none)"
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("%s line %d:\ngot  %s\nwant %s", golden, i+1, g, w)
+		}
 	}
 }

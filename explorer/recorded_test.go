@@ -2,8 +2,6 @@ package explorer_test
 
 import (
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -114,28 +112,7 @@ func TestEngine_recorded(t *testing.T) {
 	if n != 3 {
 		t.Skipf("MCVM_GEN_PROGRAMS=%d: the recorded figures are for 3 programs of each generator", n)
 	}
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (create it with go test ./explorer -run TestEngine_recorded -update)", err)
-	}
-	got := strings.Split(b.String(), "\n")
-	for i, w := range strings.Split(string(want), "\n") {
-		if i >= len(got) || got[i] != w {
-			g := "(none)"
-			if i < len(got) {
-				g = got[i]
-			}
-			t.Errorf("%s line %d:\ngot  %s\nwant %s", golden, i+1, g, w)
-		}
-	}
-	if extra := len(got) - len(slices.Clip(strings.Split(string(want), "\n"))); extra > 0 {
-		t.Errorf("%d lines more than %s", extra, golden)
-	}
+	checkGolden(t, golden, b.String())
 }
 
 // limitOf names the limit that ended a search, if one did.
