@@ -262,10 +262,9 @@ func (s *search) pop(top *frame) {
 // sleep sets it leaves the sleep set of the state reached in s.z.
 func (s *search) forward(top *frame, tr vm.Trans) (nid int32, isNew, ok bool) {
 	s.z = 0
-	var fc vm.Footprint
-	nt := 0
+	var sf *sleepFrame // with sleep sets, top's
 	if s.sl.on {
-		sf := &s.sl.frames[len(s.sl.frames)-1]
+		sf = &s.sl.frames[len(s.sl.frames)-1]
 		if sf.sleep&threadBit(tr.Thread) != 0 && top.end == top.full {
 			// Only a fully expanded state leaves out sleeping threads: a
 			// reduced one explores all it was reduced to, so that a cycle
@@ -278,11 +277,15 @@ func (s *search) forward(top *frame, tr vm.Trans) (nid int32, isNew, ok bool) {
 			s.stats.Slept++
 			return 0, false, false
 		}
-		s.load(top)
-		s.chain = s.chain[:top.cs]
-		if s.opts.Dynamic != nil {
-			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
-		}
+	}
+	s.load(top)
+	s.chain = s.chain[:top.cs]
+	if s.opts.Dynamic != nil {
+		s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
+	}
+	var fc vm.Footprint
+	nt := 0
+	if sf != nil {
 		sf.cur = tr.Thread
 		s.z = (sf.sleep | sf.done) &^ threadBit(tr.Thread)
 		if s.z != 0 {
@@ -290,12 +293,6 @@ func (s *search) forward(top *frame, tr vm.Trans) (nid int32, isNew, ok bool) {
 			fc = s.m.NextFootprint(tr.Thread)
 		}
 		nt = s.m.NumThreads()
-	} else {
-		s.load(top)
-		s.chain = s.chain[:top.cs]
-		if s.opts.Dynamic != nil {
-			s.opts.Dynamic.Before(s.m, len(s.stack)-1, tr)
-		}
 	}
 	f := s.step(top.id, tr)
 	if f != nil {
