@@ -124,66 +124,150 @@ func (s *search) push(id int32, start int, z uint64) {
 	}
 }
 
-// dfs is the depth-first search, in the manner of JPF's DFSearch: take
-// the next transition of the state on top of the stack and follow it;
-// enter the state it reaches if that is new, and leave the top state when
-// it has no transition left to explore. The parts it calls hold the
-// features: hasNext settles sleep sets and applies the duplicate proviso,
-// forward executes a transition and runs the chain it begins, arrive
-// applies the other provisos and tells the dynamic reduction, enter
-// checks a new state and pushes it, revisit wakes what sleep sets left
-// asleep, pop backtracks. Only the lookahead's successor (ahead.go), the
-// hot path of the lossy stores' unreduced search, is taken in the loop
-// itself.
-func (s *search) dfs() {
-	if !s.begin() {
+// Walker is what the depth-first skeleton (DepthFirst) drives: a state
+// space walked from one stack of states, whose successor source answers
+// which transition to take next and which state it reaches. The search
+// walks one with the machine and the visited store as its source; the
+// certifier of a search script (package scc) walks one with the machine
+// and the script, which says which transition to take and names the
+// state reached. Each keeps its features in these steps, and the rules
+// they share (reductions, provisos, chains, twins, checks) in the parts
+// of this package they call.
+type Walker interface {
+	// Begin enters the initial state; it returns false if there is
+	// nothing to explore.
+	Begin() bool
+	// Depth is the number of states on the stack.
+	Depth() int
+	// Next says what to do next in the state on top of the stack: take
+	// the transition it returns, leave the state (Pop), or stop.
+	Next() (vm.Trans, Move)
+	// Forward takes tr from the top state and returns the state it
+	// reaches and whether that is new; ok is false when the path ends
+	// there (the transition faulted, or was not taken).
+	Forward(tr vm.Trans) (to int32, isNew, ok bool)
+	// Arrive applies, to the top state, what reaching state to tells
+	// (the provisos).
+	Arrive(to int32, isNew bool)
+	// Enter checks new state to, which the machine holds, and pushes it
+	// unless it is not to be expanded.
+	Enter(to int32)
+	// Revisit handles a transition that reached a state seen before.
+	Revisit(to int32)
+	// Pop leaves the top state for good.
+	Pop()
+}
+
+// Move is a Walker's next step.
+type Move uint8
+
+const (
+	Take  Move = iota // take the transition returned
+	Leave             // leave the top state
+	Halt              // stop the walk
+)
+
+// DepthFirst is the depth-first search, in the manner of JPF's
+// DFSearch: take the next transition of the state on top of the stack
+// and follow it; enter the state it reaches if that is new, and leave the
+// top state when it has no transition left to explore.
+func DepthFirst(w Walker) {
+	if !w.Begin() {
 		return
 	}
-	for len(s.stack) > 0 {
-		if s.tick() {
+	for w.Depth() > 0 {
+		tr, mv := w.Next()
+		switch mv {
+		case Halt:
 			return
-		}
-		top := &s.stack[len(s.stack)-1]
-		if (top.next == top.end || s.sl.on) && !s.hasNext(top) {
-			s.pop(top)
+		case Leave:
+			w.Pop()
 			continue
 		}
-		tr := s.trans[top.next]
-		top.next++
-		var nid int32
-		var isNew, ok bool
-		if top.looked {
-			// The successor's fingerprint, looked ahead at (ahead.go).
-			if fp, instr := s.takeAhead(top); instr >= 0 {
-				s.z = 0
-				nid, isNew = s.visitAhead(top, tr, fp, instr)
-				ok = true
-			}
-		}
+		to, isNew, ok := w.Forward(tr)
 		if !ok {
-			if nid, isNew, ok = s.forward(top, tr); !ok {
-				continue
-			}
+			continue
 		}
-		s.transition(top.id, tr, nid, isNew)
-		if top.end < top.full || s.opts.Dynamic != nil {
-			s.arrive(top, nid, isNew)
-		}
+		w.Arrive(to, isNew)
 		if isNew {
-			top.anyNew = true
-			s.enter(nid)
+			w.Enter(to)
 		} else {
-			s.stats.Revisits++
-			if s.sl.on {
-				s.revisit(nid)
-			}
+			w.Revisit(to)
 		}
 	}
 }
 
-// begin visits and checks the initial state and pushes it; it returns
-// false if there is nothing to explore.
-func (s *search) begin() bool {
+// The search as a Walker: Next settles sleep sets and applies the
+// duplicate proviso (hasNext), Forward executes a transition and runs the
+// chain it begins (forward) or takes the successor looked ahead at
+// (ahead.go, the hot path of the lossy stores' unreduced search), Arrive
+// applies the other provisos and tells the dynamic reduction, Enter
+// checks a new state and pushes it, Revisit wakes what sleep sets left
+// asleep, Pop backtracks.
+
+// Depth implements Walker.
+func (s *search) Depth() int { return len(s.stack) }
+
+// Next implements Walker.
+func (s *search) Next() (vm.Trans, Move) {
+	if s.tick() {
+		return vm.Trans{}, Halt
+	}
+	top := &s.stack[len(s.stack)-1]
+	if (top.next == top.end || s.sl.on) && !s.hasNext(top) {
+		return vm.Trans{}, Leave
+	}
+	tr := s.trans[top.next]
+	top.next++
+	return tr, Take
+}
+
+// Forward implements Walker.
+func (s *search) Forward(tr vm.Trans) (int32, bool, bool) {
+	top := &s.stack[len(s.stack)-1]
+	if top.looked {
+		// The successor's fingerprint, looked ahead at (ahead.go).
+		if fp, instr := s.takeAhead(top); instr >= 0 {
+			s.z = 0
+			nid, isNew := s.visitAhead(top, tr, fp, instr)
+			s.transition(top.id, tr, nid, isNew)
+			return nid, isNew, true
+		}
+	}
+	nid, isNew, ok := s.forward(top, tr)
+	if ok {
+		s.transition(top.id, tr, nid, isNew)
+	}
+	return nid, isNew, ok
+}
+
+// Arrive implements Walker.
+func (s *search) Arrive(to int32, isNew bool) {
+	if top := &s.stack[len(s.stack)-1]; top.end < top.full || s.opts.Dynamic != nil {
+		s.arrive(top, to, isNew)
+	}
+}
+
+// Enter implements Walker.
+func (s *search) Enter(to int32) {
+	s.stack[len(s.stack)-1].anyNew = true
+	s.enter(to)
+}
+
+// Revisit implements Walker.
+func (s *search) Revisit(to int32) {
+	s.stats.Revisits++
+	if s.sl.on {
+		s.revisit(to)
+	}
+}
+
+// Pop implements Walker.
+func (s *search) Pop() { s.pop(&s.stack[len(s.stack)-1]) }
+
+// Begin implements Walker: it visits and checks the initial state and
+// pushes it.
+func (s *search) Begin() bool {
 	if s.opts.Shuffle != 0 {
 		s.rng = rand.New(rand.NewPCG(s.opts.Shuffle, 0x6d637673))
 	}

@@ -84,7 +84,7 @@ func (s *search) explore() {
 		s.frontier = new(queue)
 		s.bfs()
 	} else {
-		s.dfs()
+		DepthFirst(s)
 	}
 }
 
