@@ -13,6 +13,8 @@ first error with --trail, verify --script), and compares:
     states, transitions, revisits, depth, instructions, reduction and
     chain counts, the trace);
   - the trail file and the search script, byte for byte;
+  - the certification of each script (whole, and split into 3 tasks):
+    the JSON report without time and memory figures;
   - the exit code, and stderr for runs that fail.
 
 Memory figures may move (a redesign may change the stack's memory), so
@@ -104,8 +106,28 @@ def programs(quick):
                 yield path, d
 
 
+def certify(binary, args, script):
+    """Certifies script with binary, whole and in 3 tasks, as verify args wrote it."""
+    out = {}
+    flags = [a for a in args[1:] if a not in ("--script", script)]
+    for extra in ([], ["--tasks", "3", "--jobs", "2"]):
+        p = subprocess.run([binary, "certify", "--json", "--script", script] + extra + flags,
+                           cwd=ROOT, capture_output=True, text=True)
+        key = "certify" + "".join(extra[:2])
+        out[key + " exit"] = p.returncode
+        try:
+            j = json.loads(p.stdout)
+            for k in VOLATILE:
+                j.pop(k, None)
+            out[key] = j
+        except json.JSONDecodeError:
+            out[key] = p.stdout + p.stderr.replace(binary, "mcvm")
+    return out
+
+
 def run(binary, args):
-    """Runs binary with args; returns what is compared."""
+    """Runs binary with args; returns what is compared (for verify, also its
+    script's certification)."""
     out = {}
     p = subprocess.run([binary] + args, cwd=ROOT, capture_output=True, text=True)
     out["exit"] = p.returncode
@@ -124,6 +146,8 @@ def run(binary, args):
             path = args[args.index(flag) + 1]
             if os.path.exists(path):
                 out[flag] = hashlib.sha256(open(path, "rb").read()).hexdigest()
+                if args[0] == "verify":
+                    out.update(certify(binary, args, path))
                 os.remove(path)
             else:
                 out[flag] = None
