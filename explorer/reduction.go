@@ -67,14 +67,23 @@ type Sleeper interface {
 // reduce applies the reducer to the transitions of the state just checked,
 // s.trans[start:], and returns the end of the persistent set.
 func (s *search) reduce(start int) int {
-	if s.opts.Reducer == nil || len(s.trans)-start < 2 {
-		return len(s.trans)
-	}
-	n := s.opts.Reducer.Ample(s.m, s.trans[start:])
+	n := PersistentSet(s.opts.Reducer, s.m, s.trans[start:])
 	if n < len(s.trans)-start {
 		s.stats.Reduced++
 	}
 	return start + n
+}
+
+// PersistentSet returns how many of a state's enabled transitions trans
+// it must explore, first in trans as the reducer r orders them: r's
+// persistent set (Reducer.Ample), or all of them without a reducer or
+// with fewer than two. Both the search and a certifier of its script
+// (package scc) decide by it.
+func PersistentSet(r Reducer, m *vm.Machine, trans []vm.Trans) int {
+	if r == nil || len(trans) < 2 {
+		return len(trans)
+	}
+	return r.Ample(m, trans)
 }
 
 // Schedule implements Scheduler: thread's transitions at level join those

@@ -7,34 +7,44 @@ import (
 )
 
 // dropTwins, with Options.Symmetry, removes from s.trans[start:] the
-// transitions of threads that are twins of an earlier thread
-// (vm.Machine.Twins: renaming the two leaves the state as it is, so what
-// the twin's transitions lead to is a renaming of what the earlier
-// thread's same transitions lead to), and the choices of a notify that
-// wake a twin of a waiter an earlier choice wakes. The transitions to
-// explore, s.trans[start:end], stay first, and one of them is dropped only
-// for a twin's among them (a persistent set that held a thread's
-// transitions but not its twin's keeps them); it returns the new end.
-// Threads from 64 on are never dropped.
+// transitions symmetry reduction leaves out (DropTwins); the transitions
+// to explore, s.trans[start:end], stay first. It returns their new end.
 func (s *search) dropTwins(start, end int) int {
-	s.twins, s.keep = KeptByTwins(s.m, s.trans[start:], end-start, s.twins, s.keep)
-	k, newEnd := start, end
-	for i := start; i < len(s.trans); i++ {
+	var n, e int
+	n, e, s.twins, s.keep = DropTwins(s.m, s.trans[start:], end-start, s.twins, s.keep)
+	s.stats.Twins += int64(len(s.trans) - start - n)
+	s.trans = s.trans[:start+n]
+	return start + e
+}
+
+// DropTwins removes from a state's enabled transitions trans, the
+// persistent set trans[:end] first, those of threads that are twins of an
+// earlier thread (vm.Machine.Twins: renaming the two leaves the state as
+// it is, so what the twin's transitions lead to is a renaming of what the
+// earlier thread's same transitions lead to), and the choices of a notify
+// that wake a twin of a waiter an earlier choice wakes (see KeptByTwins).
+// The others stay in order: trans[:n], the persistent set trans[:newEnd]
+// first. One in the persistent set is dropped only for a twin's in it (a
+// persistent set that held a thread's transitions but not its twin's
+// keeps them). Threads from 64 on are never dropped. Both the search and
+// a certifier of its script (package scc) decide by it. twins and keep
+// are scratch, returned grown.
+func DropTwins(m *vm.Machine, trans []vm.Trans, end int, twins []int32, keep []bool) (n, newEnd int, _ []int32, _ []bool) {
+	twins, keep = KeptByTwins(m, trans, end, twins, keep)
+	newEnd = end
+	for i := range trans {
 		if i == end {
-			newEnd = k
+			newEnd = n
 		}
-		if !s.keep[i-start] {
-			s.stats.Twins++
-			continue
+		if keep[i] {
+			trans[n] = trans[i]
+			n++
 		}
-		s.trans[k] = s.trans[i]
-		k++
 	}
-	if end == len(s.trans) {
-		newEnd = k
+	if end == len(trans) {
+		newEnd = n
 	}
-	s.trans = s.trans[:k]
-	return newEnd
+	return n, newEnd, twins, keep
 }
 
 // KeptByTwins says which of a state's enabled transitions trans, the

@@ -57,8 +57,9 @@ type Options struct {
 	// Symmetry is thread symmetry reduction, as the script's search
 	// applied it (explorer.Options.Symmetry, header symmetry "threads"):
 	// the threads are put in canonical order after every transition, and
-	// a state need not explore the transitions of twin threads
-	// (explorer.KeptByTwins). Only for programs without vm.ThreadIDUse.
+	// a state's transitions are those the search keeps of them
+	// (explorer.DropTwins): a twin thread's are not among them. Only for
+	// programs without vm.ThreadIDUse.
 	Symmetry bool
 	// Chain: the script's search ran chains (explorer.Options.Chain, header
 	// flag FlagChains): from the state a transition reaches, the single
@@ -127,7 +128,6 @@ type certifier struct {
 	trans  []vm.Trans
 	where  []int32 // per transition: method, pc
 	done   []bool
-	need   []bool  // per transition: explored in a full expansion (false: a twin's, Options.Symmetry)
 	perm   []int32 // scratch of SortThreads
 	twins  []int32 // scratch of explorer.KeptByTwins
 	keep   []bool  // scratch of explorer.KeptByTwins
@@ -454,10 +454,17 @@ func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
 		c.res.Stats.Freed += int64(c.m.CollectGarbage())
 	}
 	top.req = top.end
-	if c.opts.Reducer != nil && !c.trust && top.end-start >= 2 {
-		top.req = start + int32(c.opts.Reducer.Ample(c.m, c.trans[start:top.end]))
+	if !c.trust {
+		// The transitions to explore, decided as the search decides.
+		top.req = start + int32(explorer.PersistentSet(c.opts.Reducer, c.m, c.trans[start:top.end]))
 		if top.req < top.end {
 			c.res.Stats.Reduced++
+		}
+		if c.opts.Symmetry && top.end-start >= 2 {
+			var n, req int
+			n, req, c.twins, c.keep = explorer.DropTwins(c.m, c.trans[start:top.end], int(top.req-start), c.twins, c.keep)
+			top.end, top.req = start+int32(n), start+int32(req)
+			c.trans = c.trans[:top.end]
 		}
 	}
 	c.setOnStack(id, true)
@@ -465,10 +472,6 @@ func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
 		meth, pc := c.m.Where(c.trans[i].Thread)
 		c.where = append(c.where, meth, pc)
 		c.done = append(c.done, false)
-		c.need = append(c.need, true)
-	}
-	if c.opts.Symmetry && !c.trust && top.end-start >= 2 {
-		c.dropTwins(top)
 	}
 	top.left = top.req - start
 	c.loaded = level
@@ -512,7 +515,7 @@ func (c *certifier) setOnStack(id int32, on bool) {
 // transitions, as the stack proviso asks.
 func (c *certifier) expandFully(top *frame) {
 	for i := top.req; i < top.end; i++ {
-		if !c.done[i] && c.need[i] {
+		if !c.done[i] {
 			top.left++
 		}
 	}
@@ -634,31 +637,6 @@ func (c *certifier) step(tr vm.Trans) *vm.Fault {
 	return f
 }
 
-// dropTwins marks the transitions of top that symmetry reduction need not
-// explore (explorer.KeptByTwins, as the search decided) as not needed, and
-// moves those of the required set after the others in it, so that the
-// required set is top.trans[start:req] again. They stay enabled: a script
-// may still explore them.
-func (c *certifier) dropTwins(top *frame) {
-	start, req, end := top.start, top.req, top.end
-	c.twins, c.keep = explorer.KeptByTwins(c.m, c.trans[start:end], int(req-start), c.twins, c.keep)
-	k := start
-	for i := start; i < end; i++ {
-		c.need[i] = c.keep[i-start]
-	}
-	// Partition the required set: kept transitions first, in their order.
-	for i := start; i < req; i++ {
-		if c.need[i] {
-			c.trans[k], c.trans[i] = c.trans[i], c.trans[k]
-			c.where[2*k], c.where[2*i] = c.where[2*i], c.where[2*k]
-			c.where[2*k+1], c.where[2*i+1] = c.where[2*i+1], c.where[2*k+1]
-			c.need[k], c.need[i] = c.need[i], c.need[k]
-			k++
-		}
-	}
-	top.req = k
-}
-
 // describe formats a transition for messages.
 func (c *certifier) describe(tr vm.Trans, in bytecode.Instr) string {
 	s := fmt.Sprintf("thread %d %s", tr.Thread, bytecode.FormatInstr(c.m.Program(), in))
@@ -776,7 +754,7 @@ func (c *certifier) expandMaterialised(nt *frame, bad vm.Trans) {
 		if c.trans[i] == bad {
 			if !c.done[i] {
 				c.done[i] = true
-				if i < nt.req && c.need[i] {
+				if i < nt.req {
 					nt.left--
 				}
 			}

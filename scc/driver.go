@@ -274,7 +274,7 @@ func (c *certifier) Next() (vm.Trans, explorer.Move) {
 	if e.Op == OpBacktrack {
 		if top.left > 0 && !c.trust {
 			for i := top.start; i < top.req; i++ {
-				if !c.done[i] && c.need[i] {
+				if !c.done[i] {
 					return c.fail(discrepancy(Unexplored, pos, "backtrack from state %d, which has %d unexplored transitions (e.g. %s)",
 						top.id, top.left, c.describe(c.trans[i], c.instrAt(c.where[2*i], c.where[2*i+1]))))
 				}
@@ -314,7 +314,7 @@ func (c *certifier) Next() (vm.Trans, explorer.Move) {
 		return c.fail(discrepancy(Duplicate, pos, "%s from state %d was explored already", c.describe(tr, e.Instr), top.id))
 	}
 	c.done[j] = true
-	if j < top.req && c.need[j] {
+	if j < top.req {
 		top.left--
 	}
 	return tr, explorer.Take
@@ -325,7 +325,7 @@ func (c *certifier) Pop() {
 	level := len(c.stack) - 1
 	top := &c.stack[level]
 	c.setOnStack(top.id, false)
-	c.trans, c.done, c.need, c.where = c.trans[:top.start], c.done[:top.start], c.need[:top.start], c.where[:2*top.start]
+	c.trans, c.done, c.where = c.trans[:top.start], c.done[:top.start], c.where[:2*top.start]
 	if level < len(c.snaps) {
 		c.m.Discard(c.snaps[level])
 	}
