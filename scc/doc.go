@@ -13,7 +13,9 @@
 // Contents: the script format (format.go, whose grammar is the comment at
 // its top; docs/scc-format.md describes it for people), the Recorder that
 // writes scripts as a listener of the search (record.go), the certifier
-// (certify.go), the partitioner (partition.go), the shared replay of init
+// (certify.go: its options, state checks and FP map; driver.go: its walk
+// of explorer.DepthFirst with the script as the successor source), the
+// partitioner (partition.go), the shared replay of init
 // paths (initpaths.go), FP maps and their merge (fpmap.go), and the kinds
 // of Discrepancy (errors.go).
 //
