@@ -4,15 +4,16 @@ package explorer
 
 import "encoding/binary"
 
-// frontier holds the states a state-expanding search (breadth-first
-// today; best-first and A* would put a priority queue in its place) has
-// stored and not yet expanded, and gives them back in its order. Where
-// the store keeps no encodings (hash compaction, bitstate hashing), the
-// frontier keeps each state's encoding until it is taken.
+// frontier holds the states a state-expanding search (breadth-first,
+// best-first, A*) has stored and not yet expanded, and gives them back in
+// its order. Where the store keeps no encodings (hash compaction,
+// bitstate hashing), the frontier keeps each state's encoding until it
+// is taken.
 type frontier interface {
-	// push adds state id; enc is its encoding where the store keeps none
-	// (nil otherwise), copied.
-	push(id int32, enc []byte)
+	// push adds state id, reached by a path of length g, with heuristic
+	// estimate h (the queue's order ignores both); enc is its encoding
+	// where the store keeps none (nil otherwise), copied.
+	push(id int32, enc []byte, g, h int32)
 	// pop takes the next state, with its encoding if push was given one
 	// (valid until the next call); ok is false when the frontier is empty.
 	pop() (id int32, enc []byte, ok bool)
@@ -27,7 +28,7 @@ type queue struct {
 	encs encQueue
 }
 
-func (q *queue) push(id int32, enc []byte) {
+func (q *queue) push(id int32, enc []byte, _, _ int32) {
 	q.ids = append(q.ids, id)
 	if enc != nil {
 		q.encs.push(enc)
@@ -46,6 +47,95 @@ func (q *queue) pop() (int32, []byte, bool) {
 		q.head = 0
 	}
 	return id, q.encs.pop(), true
+}
+
+// prioQueue is best-first search's and A*'s frontier: a binary heap of
+// states by priority (best-first: the estimate h; A*: f = g + h, then h,
+// so that of two equally promising states the one nearer an error goes
+// first), first in, first out among equals, so that the search is the
+// same in every run. A* adds a state again when it finds a shorter path
+// to it; an entry whose g is no longer the state's is stale and skipped.
+// It takes exact stores only: it keeps no encodings.
+type prioQueue struct {
+	astar bool
+	depth *[]int32 // the search's path lengths by state
+	heap  []prioEntry
+	seq   uint64
+}
+
+type prioEntry struct {
+	pri   uint64 // A*: f<<32 | h; best-first: h
+	seq   uint64
+	id, g int32
+}
+
+func (a *prioEntry) before(b *prioEntry) bool {
+	return a.pri < b.pri || a.pri == b.pri && a.seq < b.seq
+}
+
+func (q *prioQueue) push(id int32, _ []byte, g, h int32) {
+	e := prioEntry{pri: uint64(h), seq: q.seq, id: id, g: g}
+	if q.astar {
+		e.pri = uint64(g+h)<<32 | uint64(h)
+	}
+	q.seq++
+	q.heap = append(q.heap, e)
+	for i := len(q.heap) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.heap[i].before(&q.heap[p]) {
+			break
+		}
+		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
+		i = p
+	}
+}
+
+func (q *prioQueue) pop() (int32, []byte, bool) {
+	if !q.dropStale() {
+		return 0, nil, false
+	}
+	id := q.heap[0].id
+	q.remove()
+	return id, nil, true
+}
+
+// least returns the least f in the queue (A*), or the largest int64 if it
+// is empty.
+func (q *prioQueue) least() int64 {
+	if !q.dropStale() {
+		return 1<<63 - 1
+	}
+	return int64(q.heap[0].pri >> 32)
+}
+
+// dropStale removes stale entries from the top; it returns false if the
+// queue is empty.
+func (q *prioQueue) dropStale() bool {
+	for len(q.heap) > 0 && q.heap[0].g != (*q.depth)[q.heap[0].id] {
+		q.remove()
+	}
+	return len(q.heap) > 0
+}
+
+// remove takes the top entry off the heap.
+func (q *prioQueue) remove() {
+	n := len(q.heap) - 1
+	q.heap[0] = q.heap[n]
+	q.heap = q.heap[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && q.heap[c+1].before(&q.heap[c]) {
+			c++
+		}
+		if !q.heap[c].before(&q.heap[i]) {
+			break
+		}
+		q.heap[i], q.heap[c] = q.heap[c], q.heap[i]
+		i = c
+	}
 }
 
 // encQueue holds encodings first in, first out, in chunks of chunkSize

@@ -11,17 +11,29 @@ import (
 // Order is the search order.
 type Order uint8
 
-// Search orders.
+// Search orders. The last three expand states in the order a frontier
+// gives them back: a queue (BFS), or a priority queue ordered by
+// Options.Heuristic (BestFirst: the least estimate first; AStar: the
+// least path length plus estimate first).
 const (
 	DFS Order = iota
 	BFS
+	BestFirst
+	AStar
 )
 
-func (o Order) String() string {
-	if o == BFS {
-		return "bfs"
+var orderNames = [...]string{"dfs", "bfs", "best-first", "astar"}
+
+func (o Order) String() string { return orderNames[o] }
+
+// ParseOrder returns the order named name (as Order.String gives it).
+func ParseOrder(name string) (Order, bool) {
+	for i, n := range orderNames {
+		if n == name {
+			return Order(i), true
+		}
 	}
-	return "dfs"
+	return 0, false
 }
 
 // Verdict is the outcome of a search.
@@ -80,6 +92,9 @@ type Options struct {
 	// early preemption much sooner. The state space explored is the same;
 	// the same seed gives the same search.
 	Shuffle uint64
+	// Heuristic estimates a state's distance to an error for BestFirst and
+	// AStar (required by them, unused by the others).
+	Heuristic Heuristic
 	// Reducer, if set, applies partial-order reduction, with Proviso as the
 	// cycle condition (ProvisoStack requires depth-first search).
 	Reducer Reducer
@@ -176,6 +191,11 @@ type Stats struct {
 	// is a twin of another one whose same transitions were (renaming the
 	// two threads leaves the state unchanged).
 	Twins int64
+	// Expanded: states whose transitions were executed, by a search
+	// that expands states from a frontier (a state A* reopens counts
+	// again); Reopened: states A* reached by a shorter path than the one
+	// it stored them with, which it then expanded again.
+	Expanded, Reopened int64
 	// Freed: objects the garbage collector freed in the active heap
 	// (depth-first search without dpor collects each state it expands;
 	// vm.Machine.CollectGarbage).

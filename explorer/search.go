@@ -80,11 +80,16 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 // explore runs the search.
 func (s *search) explore() {
 	s.m.Init()
-	if s.opts.Order == BFS {
-		s.frontier = new(queue)
-		s.bfs()
-	} else {
+	switch s.opts.Order {
+	case DFS:
 		DepthFirst(s)
+	case BFS:
+		s.frontier = new(queue)
+		s.expandAll()
+	default:
+		s.prio = &prioQueue{astar: s.opts.Order == AStar, depth: &s.depth}
+		s.frontier = s.prio
+		s.expandAll()
 	}
 }
 
@@ -153,7 +158,11 @@ type search struct {
 	spare  []*vm.Snapshot // snapshots evicted, to save into again
 	parent []int32        // BFS: state -> parent state
 	via    []vm.Trans     // BFS: state -> transition from its parent
-	depth  []int32        // BFS: state -> depth
+	depth  []int32        // BFS: state -> depth (with AStar, of the shortest path found)
+	hval   []int32        // BestFirst, AStar: state -> its heuristic estimate
+	prio   *prioQueue     // BestFirst, AStar: the frontier
+	goal   int32          // AStar: the length of the path to the error recorded (see keepShorter)
+	goalID int32          // AStar: the state whose error it is, or -1 for a transition's
 	level  []vm.Trans     // BFS: the transitions of the state being expanded
 	bsnap  vm.Snapshot    // BFS: the state being expanded
 
@@ -289,6 +298,12 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 		for _, l := range s.lis.Error {
 			l.ErrorFound(f, fp)
 		}
+	}
+	if s.opts.Order == AStar {
+		// A* keeps the shortest path to an error: it stops once no
+		// state in the frontier can lead to a shorter one (expandAll).
+		s.keepShorter(f, id, last)
+		return
 	}
 	if s.fault == nil {
 		c := *f

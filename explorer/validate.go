@@ -16,11 +16,14 @@ var (
 	errDynamicBFS     = errors.New("--por=dpor needs depth-first search")
 	errSymmetryDPOR   = errors.New("--symmetry does not combine with dpor (its races follow threads along the search stack)")
 	errNeedsReduction = errors.New("needs a reduction (--por other than none)")
+	errNoHeuristic    = errors.New("--search=astar and --search=best-first need a --heuristic")
+	errDirectedLossy  = errors.New("--search=astar and --search=best-first need an exact store (not --hash-compact or --bitstate): they keep each state's path length and estimate by its id")
 )
 
 // Validate reports a combination of options that no search can run: the
-// stack proviso or dynamic reduction with breadth-first search, symmetry
-// with dynamic reduction. Options that merely do not apply (Chain and
+// stack proviso or dynamic reduction with a search other than depth-first,
+// symmetry with dynamic reduction, a directed search without a heuristic
+// or with a lossy store. Options that merely do not apply (Chain and
 // Sleep where ChainFits or SleepFits says why not) are left out by the
 // search, not refused.
 func (o *Options) Validate() error {
@@ -31,6 +34,10 @@ func (o *Options) Validate() error {
 		return errDynamicBFS
 	case o.Symmetry && o.Dynamic != nil:
 		return errSymmetryDPOR
+	case (o.Order == AStar || o.Order == BestFirst) && o.Heuristic == nil:
+		return errNoHeuristic
+	case (o.Order == AStar || o.Order == BestFirst) && o.Storage != StorageExact && o.Storage != StorageCollapse:
+		return errDirectedLossy
 	}
 	return nil
 }

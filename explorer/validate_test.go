@@ -27,6 +27,13 @@ func TestOptions_Validate(t *testing.T) {
 		{"dfs/dynamic", explorer.Options{Dynamic: dyn}, false},
 		{"symmetry", explorer.Options{Symmetry: true}, false},
 		{"symmetry/dynamic", explorer.Options{Symmetry: true, Dynamic: dyn}, true},
+		{"astar", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}}, false},
+		{"astar/collapse", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Storage: explorer.StorageCollapse}, false},
+		{"astar/no heuristic", explorer.Options{Order: explorer.AStar}, true},
+		{"best-first/no heuristic", explorer.Options{Order: explorer.BestFirst}, true},
+		{"astar/stack", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Proviso: explorer.ProvisoStack}, true},
+		{"astar/hash-compact", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Storage: explorer.StorageHashCompact}, true},
+		{"best-first/bitstate", explorer.Options{Order: explorer.BestFirst, Heuristic: zeroH{}, Storage: explorer.StorageBitstate}, true},
 	} {
 		if err := c.o.Validate(); (err != nil) != c.bad {
 			t.Errorf("%s: Validate() = %v, want an error: %v", c.name, err, c.bad)

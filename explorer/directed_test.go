@@ -1,0 +1,132 @@
+package explorer_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"mcvm/asm"
+	"mcvm/explorer"
+	"mcvm/internal/progen"
+	"mcvm/vm"
+)
+
+// zeroH estimates 0 everywhere: A* with it is a uniform-cost search, whose
+// paths are breadth-first search's lengths.
+type zeroH struct{}
+
+func (zeroH) Estimate(*vm.Machine, []vm.Trans) int32 { return 0 }
+
+// scatterH estimates from the threads' places, arbitrarily: an
+// inadmissible heuristic that reorders the search a lot.
+type scatterH struct{}
+
+func (scatterH) Estimate(m *vm.Machine, _ []vm.Trans) int32 {
+	h := int32(0)
+	for t := range m.NumThreads() {
+		meth, pc := m.Where(int32(t))
+		h += (meth*7 + pc*13) % 11
+	}
+	return h
+}
+
+// directed runs src with order and heuristic h, unreduced, and returns
+// its result and, with Continue, the violations and end states.
+func directed(t *testing.T, src string, order explorer.Order, h explorer.Heuristic, cont bool) (*explorer.Result, outcome) {
+	t.Helper()
+	p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
+	opts := explorer.Options{Order: order, Heuristic: h, Continue: cont, MaxStates: 300000,
+		Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
+			if f.Kind == vm.FaultDeadlock {
+				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
+				return
+			}
+			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+		},
+			OnEnd: func(fp uint64) { o.ends[fp] = true }}}}
+	if err := opts.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res := explorer.Search(m, opts)
+	o.limit = res.Limit != ""
+	return res, o
+}
+
+// TestDirected_generated checks best-first search and A* against
+// depth-first search on generated programs: exploring everything, they
+// find the same violations and end states whatever the heuristic; A*
+// with an admissible heuristic stops at an error with a path as short as
+// breadth-first search's, and every counterexample replays.
+func TestDirected_generated(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 20
+	}
+	compared, shorter := 0, 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		src := progen.Generate(seed)
+		_, dfs := directed(t, src, explorer.DFS, nil, true)
+		if dfs.limit {
+			continue
+		}
+		compared++
+		for _, c := range []struct {
+			order explorer.Order
+			h     explorer.Heuristic
+		}{{explorer.AStar, zeroH{}}, {explorer.AStar, scatterH{}}, {explorer.BestFirst, scatterH{}}} {
+			name := fmt.Sprintf("seed=%d/search=%s/h=%T", seed, c.order, c.h)
+			_, all := directed(t, src, c.order, c.h, true)
+			if !maps.Equal(all.errors, dfs.errors) || !maps.Equal(all.ends, dfs.ends) {
+				t.Errorf("%s: finds %v and %d end states, DFS %v and %d", name,
+					slices.Sorted(maps.Keys(all.errors)), len(all.ends), slices.Sorted(maps.Keys(dfs.errors)), len(dfs.ends))
+			}
+			first, _ := directed(t, src, c.order, c.h, false)
+			if (first.Fault != nil) != (len(dfs.errors) > 0) {
+				t.Errorf("%s: stops with fault %v, DFS finds %d errors", name, first.Fault, len(dfs.errors))
+				continue
+			}
+			if first.Fault == nil {
+				continue
+			}
+			if _, f, err := explorer.Replay(mustMachine(t, src), first.Path); err != nil || f == nil || f.Kind != first.Fault.Kind {
+				t.Errorf("%s: the counterexample replays to %v, %v; want a %s", name, f, err, first.Fault.Kind)
+			}
+			if _, ok := c.h.(zeroH); ok {
+				bfs, _ := directed(t, src, explorer.BFS, nil, false)
+				if len(first.Path) != len(bfs.Path) {
+					t.Errorf("%s: A* path of %d transitions, BFS %d", name, len(first.Path), len(bfs.Path))
+				}
+				dfsFirst, _ := directed(t, src, explorer.DFS, nil, false)
+				if len(first.Path) < len(dfsFirst.Path) {
+					shorter++
+				}
+			}
+		}
+	}
+	if compared < n*3/4 {
+		t.Errorf("only %d of %d programs were small enough to compare", compared, n)
+	}
+	t.Logf("compared %d programs; A* found a shorter path than DFS in %d", compared, shorter)
+}
+
+func mustMachine(t *testing.T, src string) *vm.Machine {
+	t.Helper()
+	p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := vm.New(p, vm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
