@@ -118,6 +118,53 @@ func TestDirected_generated(t *testing.T) {
 	t.Logf("compared %d programs; A* found a shorter path than DFS in %d", compared, shorter)
 }
 
+// TestDirected_ida checks IDA* on generated programs: it stops at an
+// error exactly when depth-first search finds one (unless its bound on
+// states expanded cuts it short), its counterexample replays, and with
+// an admissible heuristic (h = 0: iterative deepening) it is as short as
+// breadth-first search's.
+func TestDirected_ida(t *testing.T) {
+	n := 25
+	if testing.Short() {
+		n = 10
+	}
+	finished := 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		src := progen.Generate(seed)
+		dfs, _ := directed(t, src, explorer.DFS, nil, false)
+		if dfs.Limit != "" {
+			continue
+		}
+		for _, h := range []explorer.Heuristic{zeroH{}, scatterH{}} {
+			name := fmt.Sprintf("seed=%d/h=%T", seed, h)
+			res, _ := directed(t, src, explorer.IDA, h, false)
+			if res.Limit != "" {
+				continue
+			}
+			finished++
+			if (res.Fault != nil) != (dfs.Fault != nil) {
+				t.Errorf("%s: IDA* fault %v, DFS %v", name, res.Fault, dfs.Fault)
+				continue
+			}
+			if res.Fault == nil {
+				continue
+			}
+			if _, f, err := explorer.Replay(mustMachine(t, src), res.Path); err != nil || f == nil || f.Kind != res.Fault.Kind {
+				t.Errorf("%s: the counterexample replays to %v, %v; want a %s", name, f, err, res.Fault.Kind)
+			}
+			if _, ok := h.(zeroH); ok {
+				if bfs, _ := directed(t, src, explorer.BFS, nil, false); len(res.Path) != len(bfs.Path) {
+					t.Errorf("%s: IDA* path of %d transitions, BFS %d", name, len(res.Path), len(bfs.Path))
+				}
+			}
+		}
+	}
+	if finished < n/3 {
+		t.Errorf("IDA* finished on only %d of %d runs", finished, 2*n)
+	}
+	t.Logf("IDA* finished %d of %d runs", finished, 2*n)
+}
+
 func mustMachine(t *testing.T, src string) *vm.Machine {
 	t.Helper()
 	p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})

@@ -11,18 +11,21 @@ import (
 // Order is the search order.
 type Order uint8
 
-// Search orders. The last three expand states in the order a frontier
-// gives them back: a queue (BFS), or a priority queue ordered by
+// Search orders. BFS, BestFirst and AStar expand states in the order a
+// frontier gives them back: a queue (BFS), or a priority queue ordered by
 // Options.Heuristic (BestFirst: the least estimate first; AStar: the
-// least path length plus estimate first).
+// least path length plus estimate first). IDA is iterative-deepening A*:
+// depth-first iterations bounded by path length plus estimate, storing
+// only the current path.
 const (
 	DFS Order = iota
 	BFS
 	BestFirst
 	AStar
+	IDA
 )
 
-var orderNames = [...]string{"dfs", "bfs", "best-first", "astar"}
+var orderNames = [...]string{"dfs", "bfs", "best-first", "astar", "ida"}
 
 func (o Order) String() string { return orderNames[o] }
 
@@ -92,8 +95,8 @@ type Options struct {
 	// early preemption much sooner. The state space explored is the same;
 	// the same seed gives the same search.
 	Shuffle uint64
-	// Heuristic estimates a state's distance to an error for BestFirst and
-	// AStar (required by them, unused by the others).
+	// Heuristic estimates a state's distance to an error for BestFirst,
+	// AStar and IDA (required by them, unused by the others).
 	Heuristic Heuristic
 	// Reducer, if set, applies partial-order reduction, with Proviso as the
 	// cycle condition (ProvisoStack requires depth-first search).
@@ -196,6 +199,9 @@ type Stats struct {
 	// again); Reopened: states A* reached by a shorter path than the one
 	// it stored them with, which it then expanded again.
 	Expanded, Reopened int64
+	// Iterations: IDA's depth-first iterations. (IDA stores no states:
+	// its States is the most it held at once, those of its path.)
+	Iterations int64
 	// Freed: objects the garbage collector freed in the active heap
 	// (depth-first search without dpor collects each state it expands;
 	// vm.Machine.CollectGarbage).

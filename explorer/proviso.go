@@ -43,7 +43,7 @@ func (p Proviso) Resolve(o Order) Proviso {
 	if p != ProvisoAuto {
 		return p
 	}
-	if o == DFS {
+	if o == DFS || o == IDA {
 		return ProvisoStack
 	}
 	return ProvisoDuplicate

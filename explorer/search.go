@@ -46,7 +46,7 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	s.exact, _ = s.store.(keeper)
 	s.collapse, _ = s.store.(*CollapseStore)
 	s.proviso = opts.Proviso.Resolve(opts.Order)
-	if s.proviso == ProvisoStack && opts.Order != DFS {
+	if s.proviso == ProvisoStack && opts.Order != DFS && opts.Order != IDA {
 		s.proviso = ProvisoDuplicate
 	}
 	s.chaining = opts.Chain && opts.ChainFits(opts.Reducer != nil) == nil
@@ -86,6 +86,8 @@ func (s *search) explore() {
 	case BFS:
 		s.frontier = new(queue)
 		s.expandAll()
+	case IDA:
+		s.idaStar()
 	default:
 		s.prio = &prioQueue{astar: s.opts.Order == AStar, depth: &s.depth}
 		s.frontier = s.prio
@@ -95,7 +97,9 @@ func (s *search) explore() {
 
 // result sums up the search.
 func (s *search) result() *Result {
-	s.stats.States = int64(s.store.size())
+	if s.opts.Order != IDA {
+		s.stats.States = int64(s.store.size())
+	}
 	s.stats.Store = s.store.account()
 	if s.sl.on {
 		s.stats.Store.SleepBytes = int64(cap(s.sl.of)) * 8
@@ -163,6 +167,7 @@ type search struct {
 	prio   *prioQueue     // BestFirst, AStar: the frontier
 	goal   int32          // AStar: the length of the path to the error recorded (see keepShorter)
 	goalID int32          // AStar: the state whose error it is, or -1 for a transition's
+	ida    *idaWalk       // IDA
 	level  []vm.Trans     // BFS: the transitions of the state being expanded
 	bsnap  vm.Snapshot    // BFS: the state being expanded
 
@@ -259,6 +264,9 @@ func (s *search) encoding() []byte {
 // one: in DFS the stack's, in BFS state id's ancestry followed by last.
 func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
 	var p []vm.Trans
+	if s.opts.Order == IDA {
+		return s.ida.path()
+	}
 	if s.opts.Order == DFS {
 		for i := range s.stack {
 			p = append(p, s.trans[s.stack[i].next-1])

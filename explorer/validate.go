@@ -16,7 +16,9 @@ var (
 	errDynamicBFS     = errors.New("--por=dpor needs depth-first search")
 	errSymmetryDPOR   = errors.New("--symmetry does not combine with dpor (its races follow threads along the search stack)")
 	errNeedsReduction = errors.New("needs a reduction (--por other than none)")
-	errNoHeuristic    = errors.New("--search=astar and --search=best-first need a --heuristic")
+	errNoHeuristic    = errors.New("--search=astar, best-first and ida need a --heuristic")
+	errIDAContinue    = errors.New("--search=ida stops at the first error (it explores states once per path to them)")
+	errIDADuplicate   = errors.New("--search=ida applies --proviso=stack (on its path) or static, not duplicate")
 	errDirectedLossy  = errors.New("--search=astar and --search=best-first need an exact store (not --hash-compact or --bitstate): they keep each state's path length and estimate by its id")
 )
 
@@ -28,14 +30,18 @@ var (
 // search, not refused.
 func (o *Options) Validate() error {
 	switch {
-	case o.Proviso == ProvisoStack && o.Order != DFS:
+	case o.Proviso == ProvisoStack && o.Order != DFS && o.Order != IDA:
 		return errStackBFS
 	case o.Dynamic != nil && o.Order != DFS:
 		return errDynamicBFS
 	case o.Symmetry && o.Dynamic != nil:
 		return errSymmetryDPOR
-	case (o.Order == AStar || o.Order == BestFirst) && o.Heuristic == nil:
+	case (o.Order == AStar || o.Order == BestFirst || o.Order == IDA) && o.Heuristic == nil:
 		return errNoHeuristic
+	case o.Order == IDA && o.Continue:
+		return errIDAContinue
+	case o.Order == IDA && o.Proviso == ProvisoDuplicate:
+		return errIDADuplicate
 	case (o.Order == AStar || o.Order == BestFirst) && o.Storage != StorageExact && o.Storage != StorageCollapse:
 		return errDirectedLossy
 	}

@@ -33,6 +33,11 @@ func TestOptions_Validate(t *testing.T) {
 		{"best-first/no heuristic", explorer.Options{Order: explorer.BestFirst}, true},
 		{"astar/stack", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Proviso: explorer.ProvisoStack}, true},
 		{"astar/hash-compact", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Storage: explorer.StorageHashCompact}, true},
+		{"ida", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}}, false},
+		{"ida/stack", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}, Proviso: explorer.ProvisoStack}, false},
+		{"ida/duplicate", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}, Proviso: explorer.ProvisoDuplicate}, true},
+		{"ida/continue", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}, Continue: true}, true},
+		{"ida/no heuristic", explorer.Options{Order: explorer.IDA}, true},
 		{"best-first/bitstate", explorer.Options{Order: explorer.BestFirst, Heuristic: zeroH{}, Storage: explorer.StorageBitstate}, true},
 	} {
 		if err := c.o.Validate(); (err != nil) != c.bad {
