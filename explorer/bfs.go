@@ -56,6 +56,9 @@ func (s *search) open(id int32, enc []byte) {
 // estimate is the heuristic's estimate for the state the machine holds,
 // whose enabled transitions are s.trans.
 func (s *search) estimate() int32 {
+	if s.opts.Heuristic == nil {
+		return 0
+	}
 	return max(s.opts.Heuristic.Estimate(s.m, s.trans), 0)
 }
 
@@ -81,7 +84,7 @@ func (s *search) reopen(cur int32, tr vm.Trans, id int32) {
 		// for its fault (the machine holds it; it is not counted again).
 		var f *vm.Fault
 		s.tmp, f, _ = CheckState(s.m, s.tune.SkipInvariants, s.tmp[:0])
-		if f != nil {
+		if f != nil && (s.opts.Goal == nil || s.opts.Goal(f, s.enc)) {
 			s.keepShorter(f, id, nil)
 		}
 	}

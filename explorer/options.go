@@ -96,8 +96,17 @@ type Options struct {
 	// the same seed gives the same search.
 	Shuffle uint64
 	// Heuristic estimates a state's distance to an error for BestFirst,
-	// AStar and IDA (required by them, unused by the others).
+	// AStar and IDA (unused by the others). Nil estimates 0 everywhere:
+	// A* is then a uniform-cost search, IDA* an iterative deepening.
 	Heuristic Heuristic
+	// Goal, if set, says which errors a search that expands states from a
+	// frontier (BFS, BestFirst, AStar) looks for: error f, found in the
+	// state whose canonical encoding is state (for a fault of a
+	// transition, the state it was taken from). Other errors end their
+	// paths, as every error does, but are not reported or counted. Trail
+	// improvement (mcvm improve) looks for one error state, or one like
+	// it. It needs an exact store.
+	Goal func(f *vm.Fault, state []byte) bool
 	// Reducer, if set, applies partial-order reduction, with Proviso as the
 	// cycle condition (ProvisoStack requires depth-first search).
 	Reducer Reducer

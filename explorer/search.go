@@ -297,6 +297,15 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 		s.sl.retaint, s.stop = true, true
 		return
 	}
+	if s.opts.Goal != nil {
+		state := s.enc // the error state's, just visited
+		if last != nil {
+			state = s.exact.Get(id)
+		}
+		if !s.opts.Goal(f, state) {
+			return
+		}
+	}
 	s.stats.Errors++
 	if len(s.lis.Error) > 0 {
 		var fp uint64

@@ -16,7 +16,7 @@ var (
 	errDynamicBFS     = errors.New("--por=dpor needs depth-first search")
 	errSymmetryDPOR   = errors.New("--symmetry does not combine with dpor (its races follow threads along the search stack)")
 	errNeedsReduction = errors.New("needs a reduction (--por other than none)")
-	errNoHeuristic    = errors.New("--search=astar, best-first and ida need a --heuristic")
+	errGoal           = errors.New("a goal (mcvm improve) needs --search=bfs, best-first or astar with an exact store")
 	errIDAContinue    = errors.New("--search=ida stops at the first error (it explores states once per path to them)")
 	errIDADuplicate   = errors.New("--search=ida applies --proviso=stack (on its path) or static, not duplicate")
 	errDirectedLossy  = errors.New("--search=astar and --search=best-first need an exact store (not --hash-compact or --bitstate): they keep each state's path length and estimate by its id")
@@ -24,8 +24,7 @@ var (
 
 // Validate reports a combination of options that no search can run: the
 // stack proviso or dynamic reduction with a search other than depth-first,
-// symmetry with dynamic reduction, a directed search without a heuristic
-// or with a lossy store. Options that merely do not apply (Chain and
+// symmetry with dynamic reduction, a directed search with a lossy store. Options that merely do not apply (Chain and
 // Sleep where ChainFits or SleepFits says why not) are left out by the
 // search, not refused.
 func (o *Options) Validate() error {
@@ -36,8 +35,8 @@ func (o *Options) Validate() error {
 		return errDynamicBFS
 	case o.Symmetry && o.Dynamic != nil:
 		return errSymmetryDPOR
-	case (o.Order == AStar || o.Order == BestFirst || o.Order == IDA) && o.Heuristic == nil:
-		return errNoHeuristic
+	case o.Goal != nil && (o.Order == DFS || o.Order == IDA || o.Storage != StorageExact && o.Storage != StorageCollapse):
+		return errGoal
 	case o.Order == IDA && o.Continue:
 		return errIDAContinue
 	case o.Order == IDA && o.Proviso == ProvisoDuplicate:

@@ -29,15 +29,14 @@ func TestOptions_Validate(t *testing.T) {
 		{"symmetry/dynamic", explorer.Options{Symmetry: true, Dynamic: dyn}, true},
 		{"astar", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}}, false},
 		{"astar/collapse", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Storage: explorer.StorageCollapse}, false},
-		{"astar/no heuristic", explorer.Options{Order: explorer.AStar}, true},
-		{"best-first/no heuristic", explorer.Options{Order: explorer.BestFirst}, true},
+		{"astar/no heuristic", explorer.Options{Order: explorer.AStar}, false},
 		{"astar/stack", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Proviso: explorer.ProvisoStack}, true},
 		{"astar/hash-compact", explorer.Options{Order: explorer.AStar, Heuristic: zeroH{}, Storage: explorer.StorageHashCompact}, true},
 		{"ida", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}}, false},
 		{"ida/stack", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}, Proviso: explorer.ProvisoStack}, false},
 		{"ida/duplicate", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}, Proviso: explorer.ProvisoDuplicate}, true},
 		{"ida/continue", explorer.Options{Order: explorer.IDA, Heuristic: zeroH{}, Continue: true}, true},
-		{"ida/no heuristic", explorer.Options{Order: explorer.IDA}, true},
+		{"ida/no heuristic", explorer.Options{Order: explorer.IDA}, false},
 		{"best-first/bitstate", explorer.Options{Order: explorer.BestFirst, Heuristic: zeroH{}, Storage: explorer.StorageBitstate}, true},
 	} {
 		if err := c.o.Validate(); (err != nil) != c.bad {
