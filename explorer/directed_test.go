@@ -63,7 +63,8 @@ func directed(t *testing.T, src string, order explorer.Order, h explorer.Heurist
 
 // TestDirected_generated checks best-first search and A* against
 // depth-first search on generated programs: exploring everything, they
-// find the same violations and end states whatever the heuristic; A*
+// find the same violations and end states whatever the heuristic (test
+// ones and every one NewHeuristic makes); A*
 // with an admissible heuristic stops at an error with a path as short as
 // breadth-first search's, and every counterexample replays.
 func TestDirected_generated(t *testing.T) {
@@ -79,11 +80,38 @@ func TestDirected_generated(t *testing.T) {
 			continue
 		}
 		compared++
-		for _, c := range []struct {
+		type run struct {
 			order explorer.Order
 			h     explorer.Heuristic
-		}{{explorer.AStar, zeroH{}}, {explorer.AStar, scatterH{}}, {explorer.BestFirst, scatterH{}}} {
-			name := fmt.Sprintf("seed=%d/search=%s/h=%T", seed, c.order, c.h)
+			name  string
+		}
+		runs := []run{{explorer.AStar, zeroH{}, "zero"}, {explorer.AStar, scatterH{}, "scatter"}, {explorer.BestFirst, scatterH{}, "scatter"}}
+		// Every heuristic of NewHeuristic, aimed where it takes a target
+		// at the last state of DFS's counterexample, or the initial state.
+		m := mustMachine(t, src)
+		target := m.Encode(nil)
+		if first, _ := directed(t, src, explorer.DFS, nil, false); first.Fault != nil {
+			explorer.Replay(m, first.Path)
+			target = m.Encode(nil)
+		}
+		for _, info := range explorer.Heuristics {
+			for _, tg := range [][]byte{nil, target} {
+				if tg == nil && info.Target == explorer.TargetRequired || tg != nil && info.Target == explorer.TargetNone {
+					continue
+				}
+				h, err := explorer.NewHeuristic(info.Name, m, tg)
+				if err != nil {
+					t.Fatalf("seed %d: NewHeuristic(%q): %v", seed, info.Name, err)
+				}
+				name := info.Name
+				if tg != nil {
+					name += "+target"
+				}
+				runs = append(runs, run{explorer.AStar, h, name}, run{explorer.BestFirst, h, name})
+			}
+		}
+		for _, c := range runs {
+			name := fmt.Sprintf("seed=%d/search=%s/h=%s", seed, c.order, c.name)
 			_, all := directed(t, src, c.order, c.h, true)
 			if !maps.Equal(all.errors, dfs.errors) || !maps.Equal(all.ends, dfs.ends) {
 				t.Errorf("%s: finds %v and %d end states, DFS %v and %d", name,

@@ -28,11 +28,11 @@ type gcRun struct {
 // default (every static reduction, chains, sleep sets), each reduction
 // alone, none, and symmetry. (Breadth-first search and dpor never collect.)
 var gcConfigs = []config{
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false, ""},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false, ""},
 	unreduced,
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageHashCompact, true, false, false},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageHashCompact, true, false, false, ""},
 }
 
 func exploreGC(t testing.TB, p *bytecode.Program, c config, gc vm.GC, symmetry, cont bool, maxStates int) gcRun {

@@ -37,36 +37,49 @@ type config struct {
 	chain   bool
 	sleep   bool
 	static  bool // dpor without summaries (the static analysis at every revisit)
+	// heur names the heuristic of best-first search and A*
+	// (explorer.NewHeuristic; one that needs a target is aimed at the
+	// initial state).
+	heur string
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v/sleep=%v/sii=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain, c.sleep, !c.static)
+	s := fmt.Sprintf("por=%s/search=%s/proviso=%s/store=%s/chain=%v/sleep=%v/sii=%v", c.mode, c.order, c.proviso.Resolve(c.order), c.storage, c.chain, c.sleep, !c.static)
+	if c.heur != "" {
+		s += "/h=" + c.heur
+	}
+	return s
 }
 
 // unreduced is the search every reduction is compared with.
-var unreduced = config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false}
+var unreduced = config{por.None, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""}
 
 // configs are the reduced searches compared with the unreduced one.
 var configs = []config{
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, true},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false},
-	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, true},
-	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false},
-	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false, false, false},
-	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, true, ""},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false, ""},
+	{por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, true, ""},
+	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false, ""},
+	{por.Escape | por.Ample | por.DPOR, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoDuplicate, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.BFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false, ""},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false, ""},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false, ""},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false, ""},
+	// Directed searches under reduction (the duplicate proviso).
+	{por.All, explorer.AStar, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "fsm"},
+	{por.All, explorer.BestFirst, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "fsm"},
+	{por.All, explorer.BestFirst, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "active"},
+	{por.All, explorer.AStar, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "hamming"},
 }
 
 // faultKey is how the differential tests name a violation other than a
@@ -93,6 +106,21 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 		},
 			OnEnd: func(fp uint64) { o.ends[fp] = true }}},
 	}
+	if c.heur != "" {
+		var target []byte
+		if c.heur == "hamming" {
+			im, err := vm.New(p, c.mode.VMOptions(vm.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			target = im.Encode(nil) // the initial state
+		}
+		h, err := explorer.NewHeuristic(c.heur, m, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Heuristic = h
+	}
 	if r := por.New(p, c.mode); r != nil {
 		if r.Reduces() {
 			opts.Reducer = r
@@ -102,6 +130,9 @@ func explore(t testing.TB, p *bytecode.Program, c config, maxStates int) outcome
 			d.SII = !c.static
 			opts.Dynamic = d
 		}
+	}
+	if err := opts.Validate(); err != nil {
+		t.Fatalf("%s: %v", c, err)
 	}
 	res := explorer.Search(m, opts)
 	o.limit = res.Limit != ""
@@ -215,8 +246,8 @@ func TestModels_sameVerdicts(t *testing.T) {
 				t.Errorf("%s, %s: errors %v, %d end states; unreduced %v, %d", filepath.Base(path), c,
 					slices.Sorted(maps.Keys(red.errors)), len(red.ends), slices.Sorted(maps.Keys(full.errors)), len(full.ends))
 			}
-			if c.mode != por.All || c.proviso != explorer.ProvisoAuto || c.sleep {
-				continue
+			if c.mode != por.All || c.proviso != explorer.ProvisoAuto || c.sleep || c.heur != "" {
+				continue // (directed searches need an exact store)
 			}
 			// The lossy stores under reduction (the stack proviso finds
 			// states on the stack by fingerprint there): the same search.

@@ -111,14 +111,14 @@ const maxOrbitStates = 5000
 // order, proviso, chains, sleep sets and store.
 var symConfigs = []config{
 	unreduced,
-	{por.None, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
-	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false},
-	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
-	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false},
-	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false},
-	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageHashCompact, true, false, false},
+	{por.None, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false, ""},
+	{por.Ample, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, false, true, false, ""},
+	{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoStatic, explorer.StorageExact, false, false, false, ""},
+	{por.Escape, explorer.DFS, explorer.ProvisoAuto, explorer.StorageCollapse, false, true, false, ""},
+	{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageHashCompact, true, false, false, ""},
 }
 
 // TestSymmetry_isSound is the differential test of thread symmetry
@@ -193,8 +193,8 @@ func TestSymmetry_isSound(t *testing.T) {
 			// The first counterexample, found with symmetry and the default
 			// reduction (and breadth-first), replays in a plain machine.
 			for _, c := range []config{
-				{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false},
-				{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false},
+				{por.All, explorer.DFS, explorer.ProvisoAuto, explorer.StorageExact, true, true, false, ""},
+				{por.All, explorer.BFS, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, ""},
 			} {
 				first := exploreSym(t, p, c, true, false, false, 0)
 				if first.res.Fault == nil {
