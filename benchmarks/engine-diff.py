@@ -119,6 +119,10 @@ def certify(binary, args, script):
             j = json.loads(p.stdout)
             for k in VOLATILE:
                 j.pop(k, None)
+            sc = j.get("script", {})
+            for k in list(sc):
+                if k == "file" or k.endswith("_s"):
+                    sc.pop(k)
             out[key] = j
         except json.JSONDecodeError:
             out[key] = p.stdout + p.stderr.replace(binary, "mcvm")
