@@ -33,6 +33,8 @@ prints one JSON object instead. Exit codes: 0 no error, 1 property violated,
 type searchFlags struct {
 	mf         modelFlags
 	search     *string
+	heuristic  *string
+	target     *string
 	cont       *bool
 	shuffle    *uint64
 	maxStates  *int
@@ -52,7 +54,9 @@ type searchFlags struct {
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.mf.register(fs)
-	f.search = fs.String("search", "dfs", "search order: dfs or bfs")
+	f.search = fs.String("search", "dfs", "search order: dfs, bfs, best-first (least estimate first), astar (least path length plus estimate first: with an admissible heuristic, a shortest counterexample) or ida (iterative-deepening A*: stores only its path)")
+	f.heuristic = fs.String("heuristic", "", "for best-first, astar and ida, the estimate of a state's distance to an error: "+heuristicNames())
+	f.target = fs.String("target", "", "the last state of this trail `FILE` (its error state) is the heuristic's target")
 	f.cont = fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
@@ -89,12 +93,18 @@ func (f *searchFlags) profile() (stop func(), err error) {
 // options returns the explorer options the flags ask for.
 func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	opts := explorer.Options{Continue: *f.cont, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
-	switch *f.search {
-	case "dfs":
-	case "bfs":
-		opts.Order = explorer.BFS
-	default:
-		return opts, fmt.Errorf("--search: want dfs or bfs, got %q", *f.search)
+	var ok bool
+	if opts.Order, ok = explorer.ParseOrder(*f.search); !ok {
+		return opts, fmt.Errorf("--search: want dfs, bfs, best-first, astar or ida, got %q", *f.search)
+	}
+	directed := opts.Order == explorer.BestFirst || opts.Order == explorer.AStar || opts.Order == explorer.IDA
+	switch {
+	case directed && *f.heuristic == "":
+		return opts, fmt.Errorf("--search %s needs a --heuristic (%s)", *f.search, heuristicList())
+	case !directed && *f.heuristic != "":
+		return opts, fmt.Errorf("--heuristic is for --search best-first, astar or ida")
+	case *f.target != "" && *f.heuristic == "":
+		return opts, fmt.Errorf("--target is the target of a --heuristic")
 	}
 	if *f.maxStates < 0 || *f.maxDepth < 0 || *f.timeLimit < 0 {
 		return opts, fmt.Errorf("limits must not be negative")
@@ -165,8 +175,63 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
+	if err := sf.setHeuristic(m, &opts); err != nil {
+		return fail(stderr, "check", err)
+	}
 	res := explorer.Search(m, opts)
 	return sf.report(stdout, stderr, "check", model, p, m, opts, res, nil)
+}
+
+// setHeuristic makes the heuristic --heuristic names for machine m, with
+// the error state of the --target trail as its target.
+func (sf *searchFlags) setHeuristic(m *vm.Machine, opts *explorer.Options) error {
+	if *sf.heuristic == "" {
+		return nil
+	}
+	var target []byte
+	if *sf.target != "" {
+		data, err := readInput(*sf.target)
+		if err != nil {
+			return fmt.Errorf("--target: %w", err)
+		}
+		tr, err := explorer.ReadTrail(*sf.target, data)
+		if err != nil {
+			return fmt.Errorf("--target: %w", err)
+		}
+		if d := bytecode.Digest(m.Program()); d != tr.Digest {
+			return fmt.Errorf("--target: trail %s belongs to another program (digest %016x, the model's is %016x)", *sf.target, tr.Digest, d)
+		}
+		_, f, err := explorer.Replay(m, tr.Path)
+		if err != nil {
+			return fmt.Errorf("--target: %w (give the options it was written with)", err)
+		}
+		if f == nil {
+			target = m.Encode(nil)
+		} else {
+			target = errorState(m, tr.Path, f)
+		}
+	}
+	if target != nil && opts.Symmetry {
+		return fmt.Errorf("--target with --symmetry: the heuristic matches threads by index, and symmetry renames them")
+	}
+	h, err := explorer.NewHeuristic(*sf.heuristic, m, target)
+	if err != nil {
+		return fmt.Errorf("--heuristic: %w", err)
+	}
+	opts.Heuristic = h
+	return opts.Validate()
+}
+
+// heuristicList lists the heuristics' names.
+func heuristicList() string {
+	s := ""
+	for i, h := range explorer.Heuristics {
+		if i > 0 {
+			s += ", "
+		}
+		s += h.Name
+	}
+	return s
 }
 
 // releaseAfter is the memory of a search's store and stack from which
@@ -202,6 +267,13 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		}
 	}
 	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
+	if o := opts.Order; o == explorer.BestFirst || o == explorer.AStar || o == explorer.IDA {
+		rep.Heuristic, rep.Expanded, rep.Reopened, rep.Iterations = *sf.heuristic, res.Stats.Expanded, res.Stats.Reopened, res.Stats.Iterations
+		if res.Fault != nil {
+			n := len(res.Path)
+			rep.TrailLength = &n
+		}
+	}
 	rep.continued = opts.Continue
 	rep.command = cmd
 	rep.Script = sc
@@ -347,6 +419,11 @@ type report struct {
 	Limit         string        `json:"limit,omitempty"`
 	Granularity   string        `json:"granularity"`
 	Search        string        `json:"search"`
+	Heuristic     string        `json:"heuristic,omitempty"`       // best-first, astar, ida: --heuristic
+	Expanded      int64         `json:"expanded_states,omitempty"` // best-first, astar, ida: states expanded (A* counts a reopened one again)
+	Reopened      int64         `json:"reopened_states,omitempty"` // astar: states reached again by a shorter path
+	Iterations    int64         `json:"iterations,omitempty"`      // ida: depth-first iterations
+	TrailLength   *int          `json:"trail_length,omitempty"`    // best-first, astar, ida: the counterexample's transitions
 	POR           string        `json:"por"`
 	Proviso       string        `json:"proviso,omitempty"`
 	Reduced       int64         `json:"reduced_states,omitempty"`
@@ -475,6 +552,19 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "error:       %s\n", r.Message)
 	}
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
+	if r.Heuristic != "" {
+		fmt.Fprintf(w, "directed:    %s, heuristic %s: %d states expanded", r.Search, r.Heuristic, r.Expanded)
+		switch {
+		case r.Reopened > 0:
+			fmt.Fprintf(w, ", %d reopened", r.Reopened)
+		case r.Iterations > 0:
+			fmt.Fprintf(w, " in %d iterations (it stores only its path)", r.Iterations)
+		}
+		if r.TrailLength != nil {
+			fmt.Fprintf(w, "; counterexample of %d transitions", *r.TrailLength)
+		}
+		fmt.Fprintln(w)
+	}
 	if r.continued || r.Errors > 1 {
 		fmt.Fprintf(w, "errors:      %d\n", r.Errors)
 	}

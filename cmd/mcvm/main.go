@@ -56,6 +56,7 @@ func init() {
 		{"partition", "split a search script into independent certification tasks", runPartition},
 		{"merge-fp", "merge and compare the FP maps of certified tasks", runMergeFP},
 		{"replay", "replay a counterexample trail written by check --trail", runReplay},
+		{"improve", "shorten a trail's counterexample: A* to the same error state, or drop what the error does not need", runImprove},
 		{"bench", "run the benchmark suite; --compare puts Java PathFinder's figures beside mcvm's", runBench},
 		{"jpf-report", "parse the statistics and errors of a Java PathFinder report", runJPFReport},
 		{"help", "show help for a command", runHelp},

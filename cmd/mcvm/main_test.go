@@ -42,6 +42,16 @@ func TestCheck_exitCodes(t *testing.T) {
 		{[]string{"check", "--por", "dpor", philo}, exitViolation},
 		{[]string{"check", "--por", "ample+dpor", "-D", "N=3", philoOK}, exitOK},
 		{[]string{"check", "--search", "bfs", "--proviso", "stack", philo}, exitUsage},
+		{[]string{"check", "--search", "astar", philo}, exitUsage},                           // no heuristic
+		{[]string{"check", "--search", "astar", "--heuristic", "nope", philo}, exitUsage},    // unknown
+		{[]string{"check", "--search", "bfs", "--heuristic", "fsm", philo}, exitUsage},       // not directed
+		{[]string{"check", "--search", "astar", "--heuristic", "hamming", philo}, exitUsage}, // needs --target
+		{[]string{"check", "--search", "astar", "--heuristic", "fsm", "--hash-compact", philo}, exitUsage},
+		{[]string{"check", "--search", "ida", "--heuristic", "fsm", "--continue", philo}, exitUsage},
+		{[]string{"check", "--search", "astar", "--heuristic", "fsm", philo}, exitViolation},
+		{[]string{"check", "--search", "best-first", "--heuristic", "active", philo}, exitViolation},
+		{[]string{"check", "--search", "ida", "--heuristic", "fsm", "-D", "N=3", philo}, exitViolation},
+		{[]string{"check", "--search", "astar", "--heuristic", "fsm", "-D", "N=3", philoOK}, exitOK},
 		{[]string{"check", "--proviso", "never", philo}, exitUsage},
 		{[]string{"check", "-D", "N=3", "--memory-limit", "0", philoOK}, exitOK},
 		{[]string{"check", "--memory-limit", "lots", philoOK}, exitUsage},

@@ -1,0 +1,429 @@
+// mcvm improve: shorter counterexamples (trail improvement and reordering).
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"mcvm/bytecode"
+	"mcvm/explorer"
+	"mcvm/por"
+	"mcvm/vm"
+)
+
+const improveAbout = `Finds a shorter counterexample for the error TRAIL leads to (a trail written
+by check --trail or run --seed, under any reduction). It replays TRAIL to its
+error and then searches MODEL with A*, guided by a heuristic whose target is
+the error's state, for a shorter path to the same state (the default) or,
+with --equivalent, to any state that violates the same property with every
+thread at the same place (trail improvement; Edelkamp, Leue and
+Lluch-Lafuente, section 3). It writes the new trail (--out) and prints both
+lengths; with an admissible heuristic (fsm) or --search bfs the new one is
+a shortest. --reorder instead drops transitions from the trail, the last
+first, as long as it still reaches the same violation (their section 5),
+and lists what it dropped. Exit codes: 0 a trail was written, 2 bad input,
+3 a limit ended the search, or the reduction (--por) left the state out.`
+
+// improveReport is what improve prints with --json.
+type improveReport struct {
+	Model     string  `json:"model"`
+	Trail     string  `json:"trail"`
+	Out       string  `json:"out,omitempty"`
+	Mode      string  `json:"mode"` // same-state, equivalent or reorder
+	Fault     string  `json:"fault"`
+	Search    string  `json:"search,omitempty"`
+	Heuristic string  `json:"heuristic,omitempty"`
+	POR       string  `json:"por,omitempty"`
+	OldLength int     `json:"old_length"`
+	NewLength int     `json:"new_length"`
+	Shortest  bool    `json:"shortest"` // the new length is the least possible (admissible A*, or BFS, unreduced)
+	Verdict   string  `json:"verdict"`  // the search's: the fault's, or limit
+	Limit     string  `json:"limit,omitempty"`
+	States    int64   `json:"states"`
+	Expanded  int64   `json:"expanded_states"`
+	Reopened  int64   `json:"reopened_states,omitempty"`
+	Dropped   []int   `json:"dropped_steps,omitempty"` // --reorder: the steps dropped, numbered from 1 in the old trail
+	ElapsedS  float64 `json:"elapsed_s"`
+}
+
+func runImprove(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("improve", "TRAIL MODEL", improveAbout, stdout)
+	var mf modelFlags
+	mf.registerDefines(fs, "as given when the trail was written")
+	mf.registerUncaught(fs)
+	equivalent := fs.Bool("equivalent", false, "look for any state that violates the same property with every thread at the same place, not only the trail's own error state")
+	reorder := fs.Bool("reorder", false, "do not search: drop transitions from the trail, the last first, while it still reaches the same violation")
+	search := fs.String("search", "astar", "search order: astar, best-first or bfs")
+	heuristic := fs.String("heuristic", "fsm", "the search's estimate of the distance to the target: "+heuristicNames())
+	porFlag := fs.String("por", "none", "partial-order reduction for the search (as check's --por, without dpor); it may leave the trail's state out, not an equivalent one")
+	out := fs.String("out", "", "write the new trail to this `FILE` (default: TRAIL with .improved added)")
+	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
+	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long (0: no limit)")
+	memLimit := fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (auto: 3/4 of the machine's memory; 0: no limit)")
+	jsonOut := fs.Bool("json", false, "print one JSON object with both lengths and the search's figures")
+	if done, code := parse(fs, args, stderr, 2); done {
+		return code
+	}
+	start := time.Now()
+	tr, p, m, err := loadTrail(&mf, fs.Arg(0), fs.Arg(1))
+	if err != nil {
+		return fail(stderr, "improve", err)
+	}
+	_, fault, err := explorer.Replay(m, tr.Path)
+	if err != nil {
+		return fail(stderr, "improve", err)
+	}
+	if fault == nil {
+		return fail(stderr, "improve", fmt.Errorf("trail %s reaches no error: nothing to improve", fs.Arg(0)))
+	}
+	rep := improveReport{Model: fs.Arg(1), Trail: fs.Arg(0), Out: *out, Mode: "same-state", Fault: faultMessage(p, fault),
+		OldLength: len(tr.Path), Verdict: explorer.VerdictOf(fault.Kind).String()}
+	if rep.Out == "" {
+		rep.Out = fs.Arg(0) + ".improved"
+	}
+	var path []vm.Trans
+	if *reorder {
+		if explicitAny(fs, "equivalent", "search", "heuristic", "por", "max-states", "time-limit", "memory-limit") {
+			return fail(stderr, "improve", fmt.Errorf("--reorder does not search: it takes none of --equivalent, --search, --heuristic, --por or the limits"))
+		}
+		rep.Mode = "reorder"
+		path, rep.Dropped = reorderTrail(m, tr.Path, fault)
+	} else {
+		if *equivalent {
+			rep.Mode = "equivalent"
+		}
+		var code int
+		if path, code, err = improveBySearch(m, tr, fault, *equivalent, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
+			return fail(stderr, "improve", err)
+		} else if code != exitOK {
+			rep.ElapsedS = time.Since(start).Seconds()
+			printImprove(stdout, &rep, *jsonOut)
+			return code
+		}
+	}
+	rep.NewLength = len(path)
+	if err := writeTrailAtomic(rep.Out, p, m.Options(), path); err != nil {
+		return fail(stderr, "improve", err)
+	}
+	rep.ElapsedS = time.Since(start).Seconds()
+	printImprove(stdout, &rep, *jsonOut)
+	return exitOK
+}
+
+// explicitAny reports whether any of the flags was given.
+func explicitAny(fs *pflag.FlagSet, names ...string) bool {
+	return slices.ContainsFunc(names, fs.Changed)
+}
+
+// heuristicNames lists the heuristics for --help.
+func heuristicNames() string {
+	s := ""
+	for i, h := range explorer.Heuristics {
+		if i > 0 {
+			s += "; "
+		}
+		s += h.Name + ": " + h.Doc
+	}
+	return s
+}
+
+// loadTrail reads trail file name and model, checks that the trail is the
+// model's, and returns a machine with the trail's options.
+func loadTrail(mf *modelFlags, name, model string) (*explorer.Trail, *bytecode.Program, *vm.Machine, error) {
+	data, err := readInput(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tr, err := explorer.ReadTrail(name, data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := mf.load(model)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if d := bytecode.Digest(p); d != tr.Digest {
+		return nil, nil, nil, fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", name, tr.Digest, model, d)
+	}
+	ignore, err := mf.ignoreUncaught()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tr, p, m, nil
+}
+
+// improveBySearch searches for a shorter path to the trail's error state
+// (or, equivalent, one like it) and returns it, or an exit code other
+// than exitOK when the search ended without one.
+func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, equivalent bool, search, heuristic, porName string,
+	maxStates int, timeLimit time.Duration, memLimit string, rep *improveReport) ([]vm.Trans, int, error) {
+	order, ok := explorer.ParseOrder(search)
+	if !ok || order == explorer.DFS || order == explorer.IDA {
+		return nil, 0, fmt.Errorf("--search: want astar, best-first or bfs, got %q", search)
+	}
+	target := errorState(m, tr.Path, fault)
+	opts := explorer.Options{Order: order, MaxStates: maxStates, TimeLimit: timeLimit}
+	var err error
+	if opts.MemoryLimit, err = parseMemoryLimit(memLimit); err != nil {
+		return nil, 0, err
+	}
+	mode, err := por.ParseMode(porName)
+	if err != nil || mode&por.DPOR != 0 {
+		return nil, 0, fmt.Errorf("--por: want none, escape, ample or all, got %q", porName)
+	}
+	if mode.VMOptions(vm.Options{}).Escape && !m.Options().Escape {
+		// (The search runs with the trail's options, in which a
+		// transition ends where it ended when the trail was written.)
+		return nil, 0, fmt.Errorf("--por %s needs escape analysis, and the trail was written without it: use --por none or ample", porName)
+	}
+	if r := por.New(m.Program(), mode); r != nil && r.Reduces() {
+		opts.Reducer = r
+	}
+	rep.POR = mode.String()
+	if order != explorer.BFS {
+		if opts.Heuristic, err = explorer.NewHeuristic(heuristic, m, target); err != nil {
+			return nil, 0, fmt.Errorf("--heuristic: %w", err)
+		}
+		rep.Heuristic = heuristic
+	}
+	rep.Search = order.String()
+	opts.Goal = sameError(m, fault, target, equivalent)
+	if err := opts.Validate(); err != nil {
+		return nil, 0, err
+	}
+	res := explorer.Search(m, opts)
+	rep.States, rep.Expanded, rep.Reopened, rep.Limit = res.Stats.States, res.Stats.Expanded, res.Stats.Reopened, res.Limit
+	if res.Fault == nil {
+		rep.Verdict, rep.NewLength = "limit", len(tr.Path)
+		if res.Limit == "" {
+			rep.Limit = "reduction" // the reduced state space does not hold the state
+		}
+		return nil, exitLimit, nil
+	}
+	admissible := order == explorer.BFS
+	for _, h := range explorer.Heuristics {
+		admissible = admissible || order == explorer.AStar && h.Name == heuristic && h.Admissible
+	}
+	rep.Shortest = admissible && opts.Reducer == nil
+	return res.Path, exitOK, nil
+}
+
+// errorState is the canonical encoding of the state the error at the end
+// of path is found in: the last state for a violation of a state
+// (deadlock, invariant), the state before the last transition for a
+// fault of that transition.
+func errorState(m *vm.Machine, path []vm.Trans, f *vm.Fault) []byte {
+	if stateError(f) {
+		explorer.Replay(m, path)
+	} else {
+		explorer.Replay(m, path[:len(path)-1])
+	}
+	return m.Encode(nil)
+}
+
+// stateError reports whether f is a violation of a state rather than a
+// fault of a transition.
+func stateError(f *vm.Fault) bool {
+	return f.Kind == vm.FaultDeadlock || f.Kind == vm.FaultInvariant
+}
+
+// sameError returns the search goal of trail improvement: error f in the
+// state whose encoding is target or, equivalent, an error of the same
+// kind at the same place (the same instruction; the same invariant) in a
+// state where every thread is where it is in target.
+func sameError(m *vm.Machine, f *vm.Fault, target []byte, equivalent bool) func(*vm.Fault, []byte) bool {
+	scratch, _ := vm.New(m.Program(), m.Options())
+	want := places(scratch, target)
+	return func(g *vm.Fault, state []byte) bool {
+		if g.Kind != f.Kind || !stateError(f) && (g.Method != f.Method || g.PC != f.PC) || f.Kind == vm.FaultInvariant && g.Msg != f.Msg {
+			return false
+		}
+		if !equivalent {
+			return bytes.Equal(state, target)
+		}
+		return slices.Equal(places(scratch, state), want)
+	}
+}
+
+// places decodes state into m and returns where each thread is: its
+// status and every frame's method and pc.
+func places(m *vm.Machine, state []byte) []int32 {
+	m.Decode(state)
+	var out []int32
+	for _, t := range m.S.Threads {
+		out = append(out, -1, int32(t.Status))
+		for _, fr := range t.Frames {
+			out = append(out, fr.Method, fr.PC)
+		}
+	}
+	return out
+}
+
+// reorderTrail drops transitions from path as long as what is left
+// replays to the same violation (the same kind, at the same instruction;
+// the same invariant), in two ways, again until neither drops any: each
+// transition alone, the last first (Edelkamp, Leue and Lluch-Lafuente's
+// elimination of irrelevant transitions, decided by replaying instead of
+// by a static independence relation), and each round of a loop of one
+// thread, the transitions between two visits of the thread to one place
+// (its frames' methods and pcs), latest first. It returns the new path
+// and the steps dropped (numbered from 1 in path).
+func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []int) {
+	keep := slices.Clone(path)
+	idx := make([]int, len(path)) // keep[i] is step idx[i]+1 of path
+	for i := range idx {
+		idx[i] = i
+	}
+	same := func(cand []vm.Trans) bool {
+		_, g, err := explorer.Replay(m, cand)
+		return err == nil && g != nil && g.Kind == f.Kind && (stateError(f) || g.Method == f.Method && g.PC == f.PC) &&
+			(f.Kind != vm.FaultInvariant || g.Msg == f.Msg)
+	}
+	// drop removes the steps of keep for which out is true, if what is
+	// left reaches the same violation.
+	drop := func(out func(i int) bool) bool {
+		var cand []vm.Trans
+		var cidx []int
+		for i, tr := range keep {
+			if !out(i) {
+				cand, cidx = append(cand, tr), append(cidx, idx[i])
+			}
+		}
+		if len(cand) == len(keep) || !same(cand) {
+			return false
+		}
+		keep, idx = cand, cidx
+		return true
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := len(keep) - 1; i >= 0; i-- {
+			if i < len(keep) && drop(func(j int) bool { return j == i }) {
+				changed = true
+			}
+		}
+		at := threadPlaces(m, keep)
+		for b := len(keep) - 1; b > 0; b-- {
+			if b >= len(keep) {
+				continue
+			}
+			t := keep[b].Thread
+			for a := 0; a < b; a++ {
+				if keep[a].Thread == t && at[a] == at[b] {
+					if drop(func(j int) bool { return j >= a && j < b && keep[j].Thread == t }) {
+						changed = true
+						at = threadPlaces(m, keep)
+					}
+					break
+				}
+			}
+		}
+	}
+	var dropped []int
+	k := 0
+	for i := range path {
+		if k < len(idx) && idx[k] == i {
+			k++
+		} else {
+			dropped = append(dropped, i+1)
+		}
+	}
+	return keep, dropped
+}
+
+// threadPlaces replays path and returns, for each step, where its thread
+// is before it: its status and its frames' methods and pcs.
+func threadPlaces(m *vm.Machine, path []vm.Trans) []string {
+	m.Init()
+	out := make([]string, len(path))
+	for i, tr := range path {
+		t := m.S.Threads[tr.Thread]
+		b := fmt.Appendf(nil, "%d", t.Status)
+		for _, fr := range t.Frames {
+			b = fmt.Appendf(b, " %d:%d", fr.Method, fr.PC)
+		}
+		out[i] = string(b)
+		if m.Step(tr) != nil {
+			break
+		}
+	}
+	return out
+}
+
+// ranges writes sorted numbers as ranges: "3, 5-9, 12" ("none" for none).
+func ranges(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	var b []byte
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = fmt.Appendf(b, "%d", xs[i])
+		if j > i {
+			b = fmt.Appendf(b, "-%d", xs[j])
+		}
+		i = j + 1
+	}
+	return string(b)
+}
+
+// writeTrailAtomic writes a trail to path through a temporary file, so
+// that an interrupted run leaves no half-written trail.
+func writeTrailAtomic(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans) error {
+	tmp := path + ".tmp"
+	if err := writeTrail(tmp, p, vo, trs); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func printImprove(w io.Writer, r *improveReport, asJSON bool) {
+	if asJSON {
+		writeJSON(w, r)
+		return
+	}
+	fmt.Fprintf(w, "error: %s\n", r.Fault)
+	switch {
+	case r.Mode == "reorder":
+		fmt.Fprintf(w, "reordered: %d transitions, was %d; dropped steps %s\n", r.NewLength, r.OldLength, ranges(r.Dropped))
+	case r.Verdict == "limit" && r.Limit == "reduction":
+		fmt.Fprintf(w, "not found: the reduced state space (--por %s) does not hold the trail's error state; try --por none or --equivalent\n", r.POR)
+	case r.Verdict == "limit":
+		fmt.Fprintf(w, "not improved: the search reached its %s limit (%d states stored)\n", r.Limit, r.States)
+	default:
+		what := "the same error state"
+		if r.Mode == "equivalent" {
+			what = "an equivalent error state"
+		}
+		short := ""
+		if r.Shortest {
+			short = " (a shortest)"
+		}
+		fmt.Fprintf(w, "improved: %d transitions%s to %s, was %d (%s", r.NewLength, short, what, r.OldLength, r.Search)
+		if r.Heuristic != "" {
+			fmt.Fprintf(w, ", heuristic %s", r.Heuristic)
+		}
+		fmt.Fprintf(w, ": %d states stored, %d expanded)\n", r.States, r.Expanded)
+	}
+	if r.Verdict != "limit" {
+		fmt.Fprintf(w, "trail written to %s\n", r.Out)
+	}
+}
