@@ -198,18 +198,12 @@ type Machine struct {
 	gcStack []int32
 	gcRoots []int32 // scratch of the collectors: the roots
 
-	// version changes whenever the active state may have changed; owner
-	// (see owners) is valid while ownVer equals it.
-	version   uint64
-	ownVer    uint64
-	owner     []int32
-	holdVer   uint64 // holds[t]: thread t holds a monitor, valid while holdVer equals version
-	holds     []bool
-	markStack []markItem
-	back      bool // the last Step jumped backwards (see BackJump)
-	conf      []bool
-	confStack []heap.Ref
-	slotField [][]int32 // per class, per slot: the field it holds
+	// version changes whenever the active state may have changed: what
+	// is computed from a state (escape analysis, the thread keys of
+	// symmetry) holds while the version it was computed at is current.
+	version uint64
+	back    bool   // the last Step jumped backwards (see BackJump)
+	esc     escape // escape analysis (escape.go)
 
 	// What the invariants can read (see invReads): the fields by index,
 	// the statics, and array elements; invDirty is set by a write to one
@@ -319,17 +313,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 			}
 		}
 	}
-	m.slotField = make([][]int32, nc)
-	for c := range m.slotField {
-		m.slotField[c] = make([]int32, m.layout.Slots(int32(c)))
-	}
-	for fi, f := range p.Fields {
-		for c := 0; c < nc; c++ {
-			if m.sub[c*nc+int(f.Class)] {
-				m.slotField[c][f.Slot] = int32(fi)
-			}
-		}
-	}
+	m.esc = escape{refStatics: m.refStatics, refSlots: m.refSlots, slotField: slotFields(p, m.layout, m.sub)}
 	m.code = make([][]op, len(p.Methods))
 	for mi := range p.Methods {
 		m.code[mi] = m.decode(int32(mi))
