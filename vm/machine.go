@@ -162,13 +162,7 @@ type Machine struct {
 	// base is kept.
 	canon  *heap.Canon
 	canons [2]heap.Canon
-	// shadow holds the heap and statics of the delta snapshot shadowAt,
-	// the one saved or restored last (see Snapshot).
-	shadow    fullCopy
-	shadowAt  *Snapshot
-	keeps     []*fullCopy   // heap copies of full snapshots since saved into as deltas, for the next Save
-	copies    []*threadCopy // copies of threads no snapshot holds, for the next saves (see saveThreads)
-	copyBytes int64         // the memory of every copy of a thread made for snapshots
+	snap   snapshots // the shadow and spares of snapshots (snapshot.go)
 
 	fault    Fault
 	faulted  bool
