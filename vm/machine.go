@@ -206,39 +206,9 @@ type Machine struct {
 	invField, invStatic []bool
 	invArrays, invDirty bool
 
-	// Scratch of SortThreads and PermuteThreads (see symmetry.go).
-	symKeys    []byte
-	symOff     []int32
-	symMark    []int32
-	symLocal   []heap.Ref
-	symInv     []int32
-	symTmp     []Thread
-	symOrd     []*Thread
-	symEnc     [2][]byte
-	symTry     []int32
-	symGrp     []int32
-	symRank    []int32
-	symPlain   []bool
-	symOwns    []bool
-	symLocRefs []heap.Ref
-	symLocOff  []int32
-	symAnchor  []bool
-	// symNextRank and symNextPlace: the next rank and place SortThreads's
-	// refinement gives.
-	symNextRank, symNextPlace int32
-	// The thread keys are those of the state at version symKeysVer, thread
-	// i's at index symKeyIdx[i] (see SortThreads and Twins).
-	symKeysVer uint64
-	symKeyIdx  []int32
-	// symRun[i] (valid with the keys): SortThreads left threads i-1 and i
-	// in one run of threads it could not tell apart; Twins need not try
-	// the others.
-	symRun []bool
-	// Scratch of reachesThread: visited marks (generation symGen) and
-	// the queue.
-	symSeen  []uint32
-	symGen   uint32
-	symQueue []heap.Ref
+	sym symmetry // thread symmetry (symmetry.go)
+	// symOrd is encodeWhole's scratch: the threads in a given order.
+	symOrd []*Thread
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -307,6 +277,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 			}
 		}
 	}
+	m.sym = symmetry{layout: m.layout, refStatics: m.refStatics}
 	m.esc = escape{refStatics: m.refStatics, refSlots: m.refSlots, slotField: slotFields(p, m.layout, m.sub)}
 	m.code = make([][]op, len(p.Methods))
 	for mi := range p.Methods {
