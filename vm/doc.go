@@ -23,6 +23,22 @@
 //	escape.go       escape analysis, NextAccess, NextFootprint, Confined
 //	symmetry.go     SortThreads, Twins, ThreadIDUse; dead.go dead locals
 //
+// Some parts are values of their own types held by Machine (values, not
+// pointers: they are on hot paths), each with a narrow view of the
+// machine: its methods take the state they look at (and, where results
+// are kept, the version it is at) and read only tables of the program
+// fixed by New, so that what a part can touch is in its signatures.
+// Machine's exported methods are thin wrappers around them; what also
+// runs code, encodes or replaces the machine's state (Restore,
+// bestOrder, PermuteThreads) is Machine's and calls them.
+//   - snapshots (snapshot.go): the shadow that deltas are taken against
+//     and rolled back in, and the spare copies that saves reuse. The clock
+//     is Machine's: the encoder stamps threads with it too.
+//   - escape (escape.go): which threads reach each object, which hold a
+//     monitor, and Confined's reachability, kept per state version.
+//   - symmetry (symmetry.go): the thread keys, the refinement's places
+//     and ranks, and the renaming of a state's threads.
+//
 // Invariants:
 //   - The machine runs only verified programs, so operands are in range
 //     and operand stacks never underflow; a fault of the model program

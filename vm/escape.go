@@ -14,7 +14,45 @@ import (
 // thread t reaches.
 const ownShared int32 = -1
 
-// owners computes, for every object of the active heap, which threads can
+// escape is the escape analysis of the active state: which threads can
+// reach each object (owners), which threads hold a monitor, and the
+// reachability Confined asks about. Its methods read the state they are
+// given, with the version it is at, and the program's tables below (set
+// by New, read-only); what they compute holds until the version changes.
+type escape struct {
+	refStatics []int     // the statics of reference kind (Machine.refStatics)
+	refSlots   [][]int32 // per class: its reference slots (Machine.refSlots)
+	slotField  [][]int32 // per class, per slot: the field it holds
+
+	// owner (see owners) is valid while ownVer is the state's version.
+	ownVer    uint64
+	owner     []int32
+	holdVer   uint64 // holds[t]: thread t holds a monitor, valid while holdVer is the state's version
+	holds     []bool
+	markStack []markItem
+	// Confined's marks and stack.
+	conf      []bool
+	confStack []heap.Ref
+}
+
+// slotFields returns, per class of p, per slot, the field it holds.
+func slotFields(p *bytecode.Program, layout *heap.Layout, sub []bool) [][]int32 {
+	nc := len(p.Classes)
+	sf := make([][]int32, nc)
+	for c := range sf {
+		sf[c] = make([]int32, layout.Slots(int32(c)))
+	}
+	for fi, f := range p.Fields {
+		for c := 0; c < nc; c++ {
+			if sub[c*nc+int(f.Class)] {
+				sf[c][f.Slot] = int32(fi)
+			}
+		}
+	}
+	return sf
+}
+
+// owners computes, for every object of s's heap, which threads can
 // reach it (MoonWalker section 3.4, JPF's shared-object attribute). The
 // roots of thread t are its Thread object, the object it waits on, its
 // frames' monitors, the exceptions its pending handlers hold and every reference in its locals and operand stacks
@@ -23,57 +61,57 @@ const ownShared int32 = -1
 // static. An object first reached from thread t belongs to t; reached again
 // from another thread, it and everything it reaches become shared. Each
 // object changes at most twice (0, a thread, shared), so this is linear in
-// the heap. The result holds until the state changes (ownVer).
-func (m *Machine) owners() {
-	if m.ownVer == m.version {
+// the heap. The result holds until the state changes from version ver
+// (ownVer).
+func (e *escape) owners(s *State, ver uint64) {
+	if e.ownVer == ver {
 		return
 	}
-	m.ownVer = m.version
-	h := &m.S.Heap
+	e.ownVer = ver
+	h := &s.Heap
 	n := h.Len()
-	if cap(m.owner) < n {
-		m.owner = make([]int32, n, n+n/2)
+	if cap(e.owner) < n {
+		e.owner = make([]int32, n, n+n/2)
 	}
-	m.owner = m.owner[:n]
-	clear(m.owner)
-	for _, i := range m.refStatics {
-		m.mark(heap.Ref(m.S.Statics[i]), ownShared)
+	e.owner = e.owner[:n]
+	clear(e.owner)
+	for _, i := range e.refStatics {
+		e.mark(h, heap.Ref(s.Statics[i]), ownShared)
 	}
-	for _, t := range m.S.Threads {
+	for _, t := range s.Threads {
 		if t.Status == StatusTerminated {
 			continue
 		}
 		tag := t.ID + 1
-		m.mark(t.Obj, tag)
-		m.mark(t.WaitObj, tag)
+		e.mark(h, t.Obj, tag)
+		e.mark(h, t.WaitObj, tag)
 		for i := range t.Frames {
-			m.mark(t.Frames[i].Lock, tag)
+			e.mark(h, t.Frames[i].Lock, tag)
 		}
 		for i := range t.Pending {
-			m.mark(t.Pending[i].Exc, tag)
+			e.mark(h, t.Pending[i].Exc, tag)
 		}
 		for _, v := range t.Stack {
 			if v.Ref {
-				m.mark(heap.Ref(v.I), tag)
+				e.mark(h, heap.Ref(v.I), tag)
 			}
 		}
 	}
 }
 
-// mark gives r and what it reaches the owner tag, promoting to shared
-// whatever another thread already reached. It looks only at the
+// mark gives r and what it reaches in h the owner tag, promoting to
+// shared whatever another thread already reached. It looks only at the
 // reference slots of objects (refSlots), and pushes a reference only if
 // its object's tag would change.
-func (m *Machine) mark(r heap.Ref, tag int32) {
-	own := m.owner
+func (e *escape) mark(h *heap.Heap, r heap.Ref, tag int32) {
+	own := e.owner
 	if r <= heap.Null || int(r) > len(own) {
 		return
 	}
 	if c := own[r-1]; c == tag || c == ownShared {
 		return
 	}
-	h := &m.S.Heap
-	st := append(m.markStack[:0], markItem{r, tag})
+	st := append(e.markStack[:0], markItem{r, tag})
 	for len(st) > 0 {
 		it := st[len(st)-1]
 		st = st[:len(st)-1]
@@ -97,7 +135,7 @@ func (m *Machine) mark(r heap.Ref, tag int32) {
 				}
 			}
 		case heap.KindObject:
-			rs := m.refSlots[o.Class]
+			rs := e.refSlots[o.Class]
 			if len(rs) == 0 {
 				continue
 			}
@@ -111,7 +149,7 @@ func (m *Machine) mark(r heap.Ref, tag int32) {
 			}
 		}
 	}
-	m.markStack = st[:0]
+	e.markStack = st[:0]
 }
 
 type markItem struct {
@@ -119,28 +157,36 @@ type markItem struct {
 	tag int32
 }
 
-// localTo reports whether only thread t can reach r in the active state.
-// Objects allocated after the owners were computed were allocated by the
-// running thread in the current transition, and are its own.
-func (m *Machine) localTo(t *Thread, r heap.Ref) bool {
-	m.owners()
-	if int(r) > len(m.owner) {
-		return true
-	}
-	return m.owner[r-1] == t.ID+1
+// localTo reports whether only thread t can reach r in state s, at
+// version ver. Objects allocated after the owners were computed were
+// allocated by the running thread in the current transition, and are its
+// own.
+func (e *escape) localTo(s *State, ver uint64, t *Thread, r heap.Ref) bool {
+	e.owners(s, ver)
+	return int(r) > len(e.owner) || e.owner[r-1] == t.ID+1
+}
+
+// allocated records that thread t just allocated r: for escape analysis,
+// and for the incremental encoder (allocatedInc).
+func (m *Machine) allocated(t *Thread, r heap.Ref) heap.Ref {
+	m.allocatedInc()
+	m.esc.allocated(t, r)
+	return r
 }
 
 // allocated records that thread t just allocated r. An object allocated
 // after the owners were computed is t's own (see localTo); when r reuses a
 // freed object's place (heap.Heap.Free), its entry is set to say so, as
 // it would be if r were new.
-func (m *Machine) allocated(t *Thread, r heap.Ref) heap.Ref {
-	m.allocatedInc()
-	if int(r) <= len(m.owner) {
-		m.owner[r-1] = t.ID + 1
+func (e *escape) allocated(t *Thread, r heap.Ref) {
+	if int(r) <= len(e.owner) {
+		e.owner[r-1] = t.ID + 1
 	}
-	return r
 }
+
+// forgetHolds makes HoldsMonitor look at the heap again: objects were
+// freed, and a freed object's monitor is free.
+func (e *escape) forgetHolds() { e.holds = e.holds[:0] }
 
 // objOps holds, per opcode, what heapTarget and localOp read of the
 // opcode table: where the reference to the object the instruction
@@ -181,7 +227,7 @@ func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
 // scheduling point.
 func (m *Machine) localOp(t *Thread, o *op) bool {
 	r := heapTarget(t, o.op)
-	if r == heap.Null || !m.S.Heap.Valid(r) || !m.localTo(t, r) {
+	if r == heap.Null || !m.S.Heap.Valid(r) || !m.esc.localTo(&m.S, m.version, t, r) {
 		return false
 	}
 	if objOps[o.op].acquire {
@@ -326,7 +372,7 @@ func (m *Machine) NextAccess(tid int32) Access {
 	if r := heapTarget(t, o.op); r != heap.Null && m.S.Heap.Valid(r) {
 		a.Obj = r
 		a.Held = m.S.Heap.Obj(r).Owner == t.ID+1
-		if m.localTo(t, r) {
+		if m.esc.localTo(&m.S, m.version, t, r) {
 			a.Local = !a.Acquire || m.lockable(t, r)
 		}
 		if a.Held && a.Acquire {
@@ -347,18 +393,23 @@ func (m *Machine) NextAccess(tid int32) Access {
 // monitors it holds, no other thread can then reach r, so an access to it
 // commutes with everything they do.
 func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
-	h := &m.S.Heap
+	return m.esc.confined(&m.S, tid, r, cross)
+}
+
+// confined is Confined in state s.
+func (e *escape) confined(s *State, tid int32, r heap.Ref, cross []bool) bool {
+	h := &s.Heap
 	n := h.Len()
-	if cap(m.conf) < n {
-		m.conf = make([]bool, n, n+n/2)
+	if cap(e.conf) < n {
+		e.conf = make([]bool, n, n+n/2)
 	}
-	m.conf = m.conf[:n]
-	clear(m.conf)
-	st := m.confStack[:0]
-	for _, i := range m.refStatics {
-		st = append(st, heap.Ref(m.S.Statics[i]))
+	e.conf = e.conf[:n]
+	clear(e.conf)
+	st := e.confStack[:0]
+	for _, i := range e.refStatics {
+		st = append(st, heap.Ref(s.Statics[i]))
 	}
-	for _, u := range m.S.Threads {
+	for _, u := range s.Threads {
 		if u.ID == tid || u.Status == StatusTerminated {
 			continue
 		}
@@ -376,7 +427,7 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 		}
 	}
 	held := tid + 1
-	conf := m.conf
+	conf := e.conf
 	for len(st) > 0 {
 		x := st[len(st)-1]
 		st = st[:len(st)-1]
@@ -384,7 +435,7 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 			continue
 		}
 		if x == r {
-			m.confStack = st[:0]
+			e.confStack = st[:0]
 			return false
 		}
 		conf[x-1] = true
@@ -397,12 +448,12 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 				}
 			}
 		case heap.KindObject:
-			rs := m.refSlots[o.Class]
+			rs := e.refSlots[o.Class]
 			if len(rs) == 0 {
 				continue
 			}
 			slots := h.Data[o.Off : o.Off+o.Len]
-			sf := m.slotField[o.Class]
+			sf := e.slotField[o.Class]
 			lock := o.Owner == held
 			for _, j := range rs {
 				v := slots[j]
@@ -413,7 +464,7 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 			}
 		}
 	}
-	m.confStack = st[:0]
+	e.confStack = st[:0]
 	return true
 }
 
@@ -421,17 +472,22 @@ func (m *Machine) Confined(tid int32, r heap.Ref, cross []bool) bool {
 // over the heap's headers answers it for every thread, kept until the
 // state changes (holdVer).
 func (m *Machine) HoldsMonitor(tid int32) bool {
-	if m.holdVer != m.version || len(m.holds) != len(m.S.Threads) {
-		m.holdVer = m.version
-		m.holds = slices.Grow(m.holds[:0], len(m.S.Threads))[:len(m.S.Threads)]
-		clear(m.holds)
-		for i := range m.S.Heap.Objs {
-			if o := m.S.Heap.Objs[i].Owner; o > 0 && int(o) <= len(m.holds) {
-				m.holds[o-1] = true
+	return m.esc.holdsMonitor(&m.S, m.version, tid)
+}
+
+// holdsMonitor is HoldsMonitor in state s, at version ver.
+func (e *escape) holdsMonitor(s *State, ver uint64, tid int32) bool {
+	if e.holdVer != ver || len(e.holds) != len(s.Threads) {
+		e.holdVer = ver
+		e.holds = slices.Grow(e.holds[:0], len(s.Threads))[:len(s.Threads)]
+		clear(e.holds)
+		for i := range s.Heap.Objs {
+			if o := s.Heap.Objs[i].Owner; o > 0 && int(o) <= len(e.holds) {
+				e.holds[o-1] = true
 			}
 		}
 	}
-	return m.holds[tid]
+	return e.holds[tid]
 }
 
 // NumFrames returns how many frames thread tid has.

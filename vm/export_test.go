@@ -115,8 +115,8 @@ func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int64) {
 			}
 		}
 	}
-	held = m.copyBytes
-	for _, c := range m.copies {
+	held = m.snap.copyBytes
+	for _, c := range m.snap.copies {
 		held -= c.bytes()
 	}
 	return held, listed

@@ -65,7 +65,7 @@ func (m *Machine) CollectGarbage() int {
 	freed := m.collectGarbage()
 	if freed > 0 {
 		// A freed object's monitor is free: HoldsMonitor looks again.
-		m.holds = m.holds[:0]
+		m.esc.forgetHolds()
 		m.inc.freed = true
 	}
 	return freed

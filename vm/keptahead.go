@@ -288,10 +288,10 @@ func (m *Machine) keepTrans(tr Trans, c *threadCopy, st *FPStash) {
 	s := in.snap
 	src := s.keep
 	if s.undo.delta {
-		if m.shadowAt != s {
+		if m.snap.shadowAt != s {
 			return
 		}
-		src = &m.shadow
+		src = &m.snap.shadow
 	}
 	if src == nil {
 		return

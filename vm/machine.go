@@ -162,13 +162,7 @@ type Machine struct {
 	// base is kept.
 	canon  *heap.Canon
 	canons [2]heap.Canon
-	// shadow holds the heap and statics of the delta snapshot shadowAt,
-	// the one saved or restored last (see Snapshot).
-	shadow    fullCopy
-	shadowAt  *Snapshot
-	keeps     []*fullCopy   // heap copies of full snapshots since saved into as deltas, for the next Save
-	copies    []*threadCopy // copies of threads no snapshot holds, for the next saves (see saveThreads)
-	copyBytes int64         // the memory of every copy of a thread made for snapshots
+	snap   snapshots // the shadow and spares of snapshots (snapshot.go)
 
 	fault    Fault
 	faulted  bool
@@ -198,18 +192,12 @@ type Machine struct {
 	gcStack []int32
 	gcRoots []int32 // scratch of the collectors: the roots
 
-	// version changes whenever the active state may have changed; owner
-	// (see owners) is valid while ownVer equals it.
-	version   uint64
-	ownVer    uint64
-	owner     []int32
-	holdVer   uint64 // holds[t]: thread t holds a monitor, valid while holdVer equals version
-	holds     []bool
-	markStack []markItem
-	back      bool // the last Step jumped backwards (see BackJump)
-	conf      []bool
-	confStack []heap.Ref
-	slotField [][]int32 // per class, per slot: the field it holds
+	// version changes whenever the active state may have changed: what
+	// is computed from a state (escape analysis, the thread keys of
+	// symmetry) holds while the version it was computed at is current.
+	version uint64
+	back    bool   // the last Step jumped backwards (see BackJump)
+	esc     escape // escape analysis (escape.go)
 
 	// What the invariants can read (see invReads): the fields by index,
 	// the statics, and array elements; invDirty is set by a write to one
@@ -218,39 +206,9 @@ type Machine struct {
 	invField, invStatic []bool
 	invArrays, invDirty bool
 
-	// Scratch of SortThreads and PermuteThreads (see symmetry.go).
-	symKeys    []byte
-	symOff     []int32
-	symMark    []int32
-	symLocal   []heap.Ref
-	symInv     []int32
-	symTmp     []Thread
-	symOrd     []*Thread
-	symEnc     [2][]byte
-	symTry     []int32
-	symGrp     []int32
-	symRank    []int32
-	symPlain   []bool
-	symOwns    []bool
-	symLocRefs []heap.Ref
-	symLocOff  []int32
-	symAnchor  []bool
-	// symNextRank and symNextPlace: the next rank and place SortThreads's
-	// refinement gives.
-	symNextRank, symNextPlace int32
-	// The thread keys are those of the state at version symKeysVer, thread
-	// i's at index symKeyIdx[i] (see SortThreads and Twins).
-	symKeysVer uint64
-	symKeyIdx  []int32
-	// symRun[i] (valid with the keys): SortThreads left threads i-1 and i
-	// in one run of threads it could not tell apart; Twins need not try
-	// the others.
-	symRun []bool
-	// Scratch of reachesThread: visited marks (generation symGen) and
-	// the queue.
-	symSeen  []uint32
-	symGen   uint32
-	symQueue []heap.Ref
+	sym symmetry // thread symmetry (symmetry.go)
+	// symOrd is encodeWhole's scratch: the threads in a given order.
+	symOrd []*Thread
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -319,17 +277,8 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 			}
 		}
 	}
-	m.slotField = make([][]int32, nc)
-	for c := range m.slotField {
-		m.slotField[c] = make([]int32, m.layout.Slots(int32(c)))
-	}
-	for fi, f := range p.Fields {
-		for c := 0; c < nc; c++ {
-			if m.sub[c*nc+int(f.Class)] {
-				m.slotField[c][f.Slot] = int32(fi)
-			}
-		}
-	}
+	m.sym = symmetry{layout: m.layout, refStatics: m.refStatics}
+	m.esc = escape{refStatics: m.refStatics, refSlots: m.refSlots, slotField: slotFields(p, m.layout, m.sub)}
 	m.code = make([][]op, len(p.Methods))
 	for mi := range p.Methods {
 		m.code[mi] = m.decode(int32(mi))

@@ -72,27 +72,45 @@ type undo struct {
 	ent                 []int64
 }
 
+// snapshots is the machine's side of its snapshots: the shadow, which
+// deltas are taken against and rolled back in, and the memory of released
+// copies that saves reuse. Its methods take the state they copy.
+type snapshots struct {
+	// shadow holds the heap and statics of the delta snapshot shadowAt,
+	// the one saved or restored last (see Snapshot).
+	shadow    fullCopy
+	shadowAt  *Snapshot
+	keeps     []*fullCopy   // heap copies of full snapshots since saved into as deltas, for the next Save
+	copies    []*threadCopy // copies of threads no snapshot holds, for the next saves (see saveThreads)
+	copyBytes int64         // the memory of every copy of a thread made for snapshots
+}
+
 // Save copies the machine's state into s. If parent is not nil, it must be
 // a snapshot saved earlier on the current path (an ancestor: not restored
 // past since), and s shares parent's copies of the threads that did not
 // change since.
 func (m *Machine) Save(s, parent *Snapshot) {
-	st := &m.S
+	m.snap.full(s, &m.S)
+	m.clock++
+	m.snap.saveThreads(s, parent, m.S.Threads, m.clock)
+	m.saved(s)
+}
+
+// full makes s a full snapshot of st's heap and statics.
+func (sn *snapshots) full(s *Snapshot, st *State) {
 	if s.keep == nil {
-		if k := len(m.keeps); k > 0 {
-			s.keep, m.keeps = m.keeps[k-1], m.keeps[:k-1]
+		if k := len(sn.keeps); k > 0 {
+			s.keep, sn.keeps = sn.keeps[k-1], sn.keeps[:k-1]
 		} else {
 			s.keep = new(fullCopy)
 		}
 	}
 	s.undo.delta, s.parent = false, nil
 	s.keep.set(&st.Heap, st.Statics)
-	m.saveThreads(s, parent)
-	m.saved(s)
 }
 
 // maxKeeps bounds the heap copies of full snapshots saved into as deltas
-// that the machine keeps for the next full snapshots (Machine.keeps): as
+// that the machine keeps for the next full snapshots (snapshots.keeps): as
 // many as the levels of a depth-first search below its first delta
 // (explorer.DeltaSnapDepth).
 const maxKeeps = 256
@@ -100,38 +118,45 @@ const maxKeeps = 256
 // SaveDelta is Save keeping the heap and statics as a reverse delta to
 // parent, which must not be nil (see Snapshot).
 func (m *Machine) SaveDelta(s, parent *Snapshot) {
-	st := &m.S
+	m.snap.delta(s, parent, &m.S, &m.inc, m.opts.Tuning.CheckEncoding)
+	m.clock++
+	m.snap.saveThreads(s, parent, m.S.Threads, m.clock)
+	m.saved(s)
+}
+
+// delta makes s's heap and statics a reverse delta from st's to
+// parent's, taken from the write log of in where it applies (see
+// diffLogged); check is Tuning.CheckEncoding.
+func (sn *snapshots) delta(s, parent *Snapshot, st *State, in *incEnc, check bool) {
 	// Roll the shadow back to parent before s is overwritten: s may be on
 	// the way (a deeper snapshot being reused).
-	m.rollback(parent)
+	sn.rollback(parent)
 	if s.keep != nil {
 		// The copy of the heap this memory kept as a full snapshot waits
 		// for the next full one: a search that reuses snapshot memory at
 		// other levels (see Release) would otherwise carry one in every
 		// delta.
-		if len(m.keeps) < maxKeeps {
-			m.keeps = append(m.keeps, s.keep)
+		if len(sn.keeps) < maxKeeps {
+			sn.keeps = append(sn.keeps, s.keep)
 		}
 		s.keep = nil
 	}
 	s.undo.delta, s.parent = true, parent
 	u := &s.undo
-	sh := &m.shadow
+	sh := &sn.shadow
 	u.objs, u.data, u.statics = int32(len(sh.heap.Objs)), int32(len(sh.heap.Data)), int32(len(sh.statics))
-	if !m.diffLogged(parent, u) {
+	if !sn.diffLogged(parent, u, st, in, check) {
 		u.ent, sh.heap.Objs = diffObjs(st.Heap.Objs, sh.heap.Objs, u.ent[:0])
 		u.nObj = int32(len(u.ent) / 2)
 		u.ent, sh.heap.Data = diffInts(st.Heap.Data, sh.heap.Data, u.ent)
 		u.nData = int32(len(u.ent)/2) - u.nObj
 		u.ent, sh.statics = diffInts(st.Statics, sh.statics, u.ent)
 	}
-	m.shadowAt = s
-	m.saveThreads(s, parent)
-	m.saved(s)
+	sn.shadowAt = s
 }
 
-// diffLogged is SaveDelta's comparison of the active heap and statics
-// with the shadow, which rollback made parent's, looking only at what the
+// diffLogged is SaveDelta's comparison of st's heap and statics with
+// the shadow, which rollback made parent's, looking only at what the
 // incremental encoder's write log says changed since parent: the objects
 // in the log (their headers' words, then their slots) and the statics if
 // one was written. It applies when parent is the encoder's base with a
@@ -141,9 +166,9 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 // philosophers N = 7), and parent is a delta, whose shadow holds exactly
 // its state (a full snapshot's need not, see rollback). It reports
 // whether it applied; otherwise it has written nothing.
-func (m *Machine) diffLogged(parent *Snapshot, u *undo) bool {
-	in, h, sh := &m.inc, &m.S.Heap, &m.shadow.heap
-	if !parent.undo.delta || !in.loggedSince(parent) || !m.shapedAs(&m.shadow) {
+func (sn *snapshots) diffLogged(parent *Snapshot, u *undo, st *State, in *incEnc, check bool) bool {
+	h, sh := &st.Heap, &sn.shadow.heap
+	if !parent.undo.delta || !in.loggedSince(parent) || !shapedAs(st, &sn.shadow) {
 		return false
 	}
 	for _, r := range in.log {
@@ -164,20 +189,20 @@ func (m *Machine) diffLogged(parent *Snapshot, u *undo) bool {
 	}
 	u.nData = int32(len(ent)/2) - u.nObj
 	if in.statics {
-		ent = diffWords(m.S.Statics, m.shadow.statics, ent)
+		ent = diffWords(st.Statics, sn.shadow.statics, ent)
 	}
 	u.ent = ent
-	if m.opts.Tuning.CheckEncoding {
-		m.checkShadow()
+	if check {
+		sn.checkShadow(st)
 	}
 	return true
 }
 
-// checkShadow panics unless the shadow equals the active heap and statics
+// checkShadow panics unless the shadow equals st's heap and statics
 // (after SaveDelta; see Tuning.CheckEncoding).
-func (m *Machine) checkShadow() {
-	h, sh := &m.S.Heap, &m.shadow.heap
-	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, m.shadow.statics) {
+func (sn *snapshots) checkShadow(st *State) {
+	h, sh := &st.Heap, &sn.shadow.heap
+	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(st.Statics, sn.shadow.statics) {
 		panic("vm: a delta taken by the write log left the shadow unlike the active heap")
 	}
 }
@@ -295,40 +320,39 @@ func (c *threadCopy) restoreArrays(t *Thread) {
 	}
 }
 
-// saveThreads copies the threads into s, sharing parent's copies of those
-// that did not change since it was saved. The copies that s's old list
-// alone held go back to the machine's spares (Machine.copies) and are
-// saved into first.
-func (m *Machine) saveThreads(s, parent *Snapshot) {
-	m.clock++
-	s.clock = m.clock
-	m.dropThreads(s)
-	if cap(s.threads) < len(m.S.Threads) {
+// saveThreads copies threads into s, saved at clock (just advanced),
+// sharing parent's copies of those that did not change since it was
+// saved. The copies that s's old list alone held go back to the spares
+// (copies) and are saved into first.
+func (sn *snapshots) saveThreads(s, parent *Snapshot, threads []*Thread, clock uint64) {
+	s.clock = clock
+	sn.dropThreads(s)
+	if cap(s.threads) < len(threads) {
 		// The exact size: deep stacks keep one such slice per level.
-		s.threads = make([]*threadCopy, 0, len(m.S.Threads))
+		s.threads = make([]*threadCopy, 0, len(threads))
 	}
-	list := s.threads[:len(m.S.Threads)]
+	list := s.threads[:len(threads)]
 	s.threads = list
 	var shared []*threadCopy
-	var clock uint64
+	var since uint64
 	if parent != nil {
-		shared, clock = parent.threads, parent.clock
+		shared, since = parent.threads, parent.clock
 	}
-	for i, t := range m.S.Threads {
-		if i < len(shared) && t.stamp < clock {
+	for i, t := range threads {
+		if i < len(shared) && t.stamp < since {
 			c := shared[i]
 			c.refs++
 			list[i] = c
 			continue
 		}
 		var c *threadCopy
-		if n := len(m.copies); n > 0 {
-			c, m.copies = m.copies[n-1], m.copies[:n-1]
+		if n := len(sn.copies); n > 0 {
+			c, sn.copies = sn.copies[n-1], sn.copies[:n-1]
 		} else {
 			c = new(threadCopy)
-			m.copyBytes += int64(unsafe.Sizeof(*c))
+			sn.copyBytes += int64(unsafe.Sizeof(*c))
 		}
-		m.copyBytes += c.save(t)
+		sn.copyBytes += c.save(t)
 		c.ver = s.clock
 		c.refs = 1
 		list[i] = c
@@ -336,16 +360,16 @@ func (m *Machine) saveThreads(s, parent *Snapshot) {
 }
 
 // dropThreads empties s's list of threads, putting the copies no other
-// snapshot holds with the machine's spares. The list's array keeps its
+// snapshot holds with the spares. The list's array keeps its
 // pointers past the list's end: each copy there is a spare or another
 // snapshot's, so none is kept alive that would not be, and saveThreads
 // writes every entry before the list is read. (Clearing them, each a
 // pointer store with the collector's write barrier, was 0.5% of the
 // instructions of philo N = 7 with --hash-compact.)
-func (m *Machine) dropThreads(s *Snapshot) {
+func (sn *snapshots) dropThreads(s *Snapshot) {
 	for _, c := range s.threads {
 		if c.refs--; c.refs == 0 {
-			m.copies = append(m.copies, c)
+			sn.copies = append(sn.copies, c)
 		}
 	}
 	s.threads = s.threads[:0]
@@ -364,11 +388,7 @@ func (m *Machine) Restore(s *Snapshot) {
 		return
 	}
 	st := &m.S
-	src := s.keep
-	if s.undo.delta {
-		m.rollback(s)
-		src = &m.shadow
-	}
+	src := m.snap.source(s)
 	logged := m.undoLogged(s, src)
 	if !logged {
 		st.Heap.CopyFrom(&src.heap)
@@ -404,20 +424,20 @@ func (m *Machine) Restore(s *Snapshot) {
 		}
 	}
 	if m.opts.Tuning.CheckEncoding {
-		m.checkRestored(s, src)
+		checkRestored(&m.S, s, src)
 	}
 	m.restored(s)
 }
 
-// checkRestored panics if the state just restored from s (whose heap and
-// statics were src's) differs from it: a heap or statics other than
+// checkRestored panics if state st, just restored from s (whose heap and
+// statics were src's), differs from it: a heap or statics other than
 // src's, or a thread changed since s was saved (see Tuning.CheckEncoding).
-func (m *Machine) checkRestored(s *Snapshot, src *fullCopy) {
-	h, sh := &m.S.Heap, &src.heap
-	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(m.S.Statics, src.statics) {
+func checkRestored(st *State, s *Snapshot, src *fullCopy) {
+	h, sh := &st.Heap, &src.heap
+	if !slices.Equal(h.Objs, sh.Objs) || !slices.Equal(h.Data, sh.Data) || !slices.Equal(st.Statics, src.statics) {
 		panic("vm: a restored heap differs from the snapshot's copy")
 	}
-	for i, t := range m.S.Threads {
+	for i, t := range st.Threads {
 		if t.stamp >= s.clock {
 			panic(fmt.Sprintf("vm: thread %d changed since the snapshot and was not restored", i))
 		}
@@ -441,15 +461,9 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 	if !in.loggedSince(s) || in.all {
 		return false
 	}
-	src := s.keep
-	if s.undo.delta {
-		if m.shadowAt != s { // (rollback's own first test: most often the shadow is at s)
-			m.rollback(s) // (as Restore would; again there if this gives up)
-		}
-		src = &m.shadow
-	}
+	src := m.snap.source(s) // (as Restore's; again there if this gives up)
 	h, sh := &m.S.Heap, &src.heap
-	if !m.shapedAs(src) || len(m.S.Threads) != len(s.threads) {
+	if !shapedAs(&m.S, src) || len(m.S.Threads) != len(s.threads) {
 		return false
 	}
 	if !copyLogged(h, sh, in.log) {
@@ -466,18 +480,18 @@ func (m *Machine) restoreBase(s *Snapshot) bool {
 		}
 	}
 	if m.opts.Tuning.CheckEncoding {
-		m.checkRestored(s, src)
+		checkRestored(&m.S, s, src)
 	}
 	in.restoredBase(s)
 	return true
 }
 
-// shapedAs reports whether the active heap and statics have src's
-// lengths: with loggedSince, the active state is src's but for the
-// logged objects and statics. (Small enough to be inlined.)
-func (m *Machine) shapedAs(src *fullCopy) bool {
-	h, sh := &m.S.Heap, &src.heap
-	return len(h.Objs) == len(sh.Objs) && len(h.Data) == len(sh.Data) && len(m.S.Statics) == len(src.statics)
+// shapedAs reports whether st's heap and statics have src's lengths:
+// with loggedSince, the active state is src's but for the logged objects
+// and statics. (Small enough to be inlined.)
+func shapedAs(st *State, src *fullCopy) bool {
+	h, sh := &st.Heap, &src.heap
+	return len(h.Objs) == len(sh.Objs) && len(h.Data) == len(sh.Data) && len(st.Statics) == len(src.statics)
 }
 
 // copyLogged copies the objects in log (header and slots) from sh into h;
@@ -506,7 +520,7 @@ func copyLogged(h, sh *heap.Heap, log []heap.Ref) bool {
 // philosophers N = 8). It reports whether it did.
 func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
 	in, h, sh := &m.inc, &m.S.Heap, &src.heap
-	if !in.loggedSince(s) || !m.shapedAs(src) {
+	if !in.loggedSince(s) || !shapedAs(&m.S, src) {
 		return false
 	}
 	if !copyLogged(h, sh, in.log) {
@@ -542,9 +556,12 @@ func (c *fullCopy) bytes() int64 {
 // besides their own (Snapshot.Bytes): every copy of a thread made for
 // them, held or spare, and the heap copies kept for the next full
 // snapshots (see SaveDelta).
-func (m *Machine) SnapshotBytes() int64 {
-	n := m.copyBytes + int64(cap(m.copies))*8
-	for _, c := range m.keeps {
+func (m *Machine) SnapshotBytes() int64 { return m.snap.bytes() }
+
+// bytes is SnapshotBytes.
+func (sn *snapshots) bytes() int64 {
+	n := sn.copyBytes + int64(cap(sn.copies))*8
+	for _, c := range sn.keeps {
 		n += c.bytes()
 	}
 	return n
@@ -564,7 +581,7 @@ func (m *Machine) Release(s, child *Snapshot) {
 		child.detach()
 	}
 	s.detach()
-	m.dropThreads(s)
+	m.snap.dropThreads(s)
 }
 
 // Discard tells the machine that s will not be restored, or saved
@@ -575,7 +592,7 @@ func (m *Machine) Release(s, child *Snapshot) {
 // next save into it (MolDyn: an eighth more memory). s stays as it was
 // otherwise: a rollback of the shadow may walk through its delta, and the
 // encoder through its way back.
-func (m *Machine) Discard(s *Snapshot) { m.dropThreads(s) }
+func (m *Machine) Discard(s *Snapshot) { m.snap.dropThreads(s) }
 
 // detach makes s stop referring to its parent and the parent's encoding.
 func (s *Snapshot) detach() {
@@ -588,7 +605,7 @@ func (s *Snapshot) detach() {
 // snapshot (Save) may then be restored or made a parent until a delta is
 // saved against one: a search does this when it has loaded a state in
 // another way (Decode) below which it keeps no delta.
-func (m *Machine) ForgetShadow() { m.shadowAt = nil }
+func (m *Machine) ForgetShadow() { m.snap.shadowAt = nil }
 
 // rollback makes the shadow hold s's heap and statics: undoing the deltas
 // from the one it holds up to s, or copying s if s is full. s must be full
@@ -601,23 +618,36 @@ func (m *Machine) ForgetShadow() { m.shadowAt = nil }
 // deltas saved next are taken against, which is correct whatever it
 // holds, since each delta is exactly the difference from the shadow as
 // it was.
-func (m *Machine) rollback(s *Snapshot) {
-	for m.shadowAt != s && m.shadowAt != nil && m.shadowAt.undo.delta {
-		u, sh := &m.shadowAt.undo, &m.shadow
+func (sn *snapshots) rollback(s *Snapshot) {
+	for sn.shadowAt != s && sn.shadowAt != nil && sn.shadowAt.undo.delta {
+		u, sh := &sn.shadowAt.undo, &sn.shadow
 		o, d := 2*int(u.nObj), 2*int(u.nObj+u.nData)
 		sh.heap.Objs = undoObjs(sh.heap.Objs, int(u.objs), u.ent[:o])
 		sh.heap.Data = undoInts(sh.heap.Data, int(u.data), u.ent[o:d])
 		sh.statics = undoInts(sh.statics, int(u.statics), u.ent[d:])
-		m.shadowAt = m.shadowAt.parent
+		sn.shadowAt = sn.shadowAt.parent
 	}
-	if m.shadowAt == s {
+	if sn.shadowAt == s {
 		return
 	}
 	if s.undo.delta {
 		panic("vm: a delta snapshot restored or used as a parent is not on the path of deltas from the last one")
 	}
-	m.shadow.set(&s.keep.heap, s.keep.statics)
-	m.shadowAt = s
+	sn.shadow.set(&s.keep.heap, s.keep.statics)
+	sn.shadowAt = s
+}
+
+// source returns the copy of s's heap and statics: its own if it is full,
+// else the shadow rolled back to s. (Small enough to be inlined: most
+// often the shadow is at s.)
+func (sn *snapshots) source(s *Snapshot) *fullCopy {
+	if !s.undo.delta {
+		return s.keep
+	}
+	if sn.shadowAt != s {
+		sn.rollback(s)
+	}
+	return &sn.shadow
 }
 
 // diffBlock is how many words diffWords compares at once as bytes

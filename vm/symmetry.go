@@ -34,6 +34,57 @@ func ThreadIDUse(p *bytecode.Program) (method, pc int32, found bool) {
 	return -1, -1, false
 }
 
+// symmetry is what SortThreads and Twins compute of a state: the thread
+// keys, the places and ranks of the refinement, and their scratch. Its
+// methods read the state they are given and the tables below (set by New,
+// read-only); encoding an order of the threads and renaming them are the
+// machine's (bestOrder, PermuteThreads).
+type symmetry struct {
+	layout     *heap.Layout
+	refStatics []int // the statics of reference kind (Machine.refStatics)
+
+	// The keys: thread i's is keys[off[i]:off[i+1]] (threadKeys).
+	keys []byte
+	off  []int32
+	// Per object: in threadKeys, a static root's number or a record's
+	// other object; in the refinement, the place (see placeStatics).
+	mark []int32
+	// A record's other objects in threadKeys; the queue of walkPlaces.
+	local []heap.Ref
+	// Per thread: whether its record refers to no other thread's object
+	// and its Thread object's monitor is free or its own (see alike), the
+	// objects it mentions (locRefs[locOff[i]:locOff[i+1]]), its rank, and
+	// whether it is an anchor or holds a monitor.
+	plain    []bool
+	locRefs  []heap.Ref
+	locOff   []int32
+	rank     []int32
+	anchored []bool
+	owns     []bool
+	// nextRank and nextPlace: the next rank and place the refinement gives.
+	nextRank, nextPlace int32
+	// Scratch: a permutation's inverse, the records PermuteThreads moves,
+	// the orders tried and their encodings, the runs tried (start, end).
+	inv []int32
+	tmp []Thread
+	try []int32
+	enc [2][]byte
+	grp []int32
+	// The keys are those of the state at version keysVer, thread i's at
+	// index keyIdx[i] (see SortThreads and Twins).
+	keysVer uint64
+	keyIdx  []int32
+	// run[i] (valid with the keys): SortThreads left threads i-1 and i in
+	// one run of threads it could not tell apart; Twins need not try the
+	// others.
+	run []bool
+	// Scratch of reachesThread: visited marks (generation gen) and the
+	// queue.
+	seen  []uint32
+	gen   uint32
+	queue []heap.Ref
+}
+
 // SortThreads puts the threads in a canonical order. First they are
 // stably sorted by a key that depends only on each thread's own record
 // (status, monitor, frames, values, exception handling under way), with
@@ -59,26 +110,43 @@ func ThreadIDUse(p *bytecode.Program) (method, pc int32, found bool) {
 // ThreadIDUse.
 func (m *Machine) SortThreads(perm []int32) ([]int32, bool) {
 	perm, moved := m.sortThreads(perm)
-	// The keys stay valid for the sorted state (see Twins): thread i's is
-	// the one computed for the thread then at perm[i].
-	m.symKeysVer = m.version
-	m.symKeyIdx = append(m.symKeyIdx[:0], perm...)
+	m.sym.sorted(m.version, perm)
 	return perm, moved
 }
 
 // sortThreads is SortThreads but for keeping the keys for Twins.
 func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
-	s := &m.S
+	perm, tries := m.sym.order(&m.S, perm)
+	if tries > 1 {
+		m.bestOrder(perm, tries)
+	}
+	return perm, m.permuteIfMoved(perm)
+}
+
+// sorted records that the keys stay valid for the state SortThreads
+// sorted, at version ver (see Twins): thread i's is the one computed for
+// the thread then at perm[i].
+func (sy *symmetry) sorted(ver uint64, perm []int32) {
+	sy.keysVer = ver
+	sy.keyIdx = append(sy.keyIdx[:0], perm...)
+}
+
+// order is SortThreads's ordering of the threads of s, but for the runs
+// of threads it could not tell apart: it appends to perm[:0], for each
+// new index i, the old index of the thread to be at i, with every run it
+// leaves to bestOrder in increasing index order (in grp), and returns
+// how many orders of those runs there are to try (1: none).
+func (sy *symmetry) order(s *State, perm []int32) ([]int32, int) {
 	n := len(s.Threads)
 	perm = perm[:0]
 	for i := 0; i < n; i++ {
 		perm = append(perm, int32(i))
 	}
-	m.threadKeys()
+	sy.threadKeys(s)
 	if n < 2 {
-		return perm, false
+		return perm, 1
 	}
-	key := func(i int32) []byte { return m.symKeys[m.symOff[i]:m.symOff[i+1]] }
+	key := func(i int32) []byte { return sy.keys[sy.off[i]:sy.off[i+1]] }
 	for i := 1; i < n; i++ { // insertion sort: stable, and linear on sorted input
 		p := perm[i]
 		kp := key(p)
@@ -95,15 +163,15 @@ func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 	for i := 1; i < n && !ties; i++ {
 		ties = bytes.Equal(key(perm[i-1]), key(perm[i]))
 	}
-	m.symRun = m.symRun[:0]
+	sy.run = sy.run[:0]
 	for range n {
-		m.symRun = append(m.symRun, false)
+		sy.run = append(sy.run, false)
 	}
 	if !ties {
-		return perm, m.permuteIfMoved(perm)
+		return perm, 1
 	}
-	m.placeStatics()
-	rank := m.symRank
+	sy.placeStatics(s)
+	rank := sy.rank
 	less := func(a, b int32) bool {
 		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c < 0
@@ -111,10 +179,10 @@ func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 		if rank[a] != rank[b] {
 			return rank[a] < rank[b]
 		}
-		return m.localCompare(a, b) < 0
+		return sy.localCompare(a, b) < 0
 	}
 	same := func(a, b int32) bool {
-		return rank[a] == rank[b] && bytes.Equal(key(a), key(b)) && m.localCompare(a, b) == 0
+		return rank[a] == rank[b] && bytes.Equal(key(a), key(b)) && sy.localCompare(a, b) == 0
 	}
 	// Refinement: a thread told apart from all others is an anchor, whose
 	// record places the objects it mentions and ranks the Thread objects
@@ -131,44 +199,41 @@ func (m *Machine) sortThreads(perm []int32) ([]int32, bool) {
 		}
 		// The threads told apart now, anchored in order once all are
 		// known (anchoring changes what tells threads apart).
-		m.symTry = m.symTry[:0]
+		sy.try = sy.try[:0]
 		for i, p := range perm {
-			if !m.symAnchor[p] && (i == 0 || !same(perm[i-1], p)) && (i+1 == n || !same(p, perm[i+1])) {
-				m.symTry = append(m.symTry, p)
+			if !sy.anchored[p] && (i == 0 || !same(perm[i-1], p)) && (i+1 == n || !same(p, perm[i+1])) {
+				sy.try = append(sy.try, p)
 			}
 		}
-		for _, p := range m.symTry {
-			m.anchor(p)
+		for _, p := range sy.try {
+			sy.anchor(s, p)
 		}
-		if len(m.symTry) == 0 || round == n {
+		if len(sy.try) == 0 || round == n {
 			break
 		}
 	}
 	// Runs still equal, as (start, end) pairs, while their orders multiply
 	// to at most MaxSymmetryTries.
-	m.symGrp = m.symGrp[:0]
+	sy.grp = sy.grp[:0]
 	tries := 1
-	owns := false // m.symOwns is set
+	owns := false // sy.owns is set
 	for a := 0; a < n; {
 		b := a + 1
 		for b < n && same(perm[a], perm[b]) {
-			m.symRun[b] = true
+			sy.run[b] = true
 			b++
 		}
 		if b-a > 1 && !owns {
-			m.monitorOwners()
+			sy.monitorOwners(s)
 			owns = true
 		}
-		if f := factorial(b - a); b-a > 1 && !m.alike(perm[a:b]) && tries*f <= MaxSymmetryTries {
+		if f := factorial(b - a); b-a > 1 && !sy.alike(s, perm[a:b]) && tries*f <= MaxSymmetryTries {
 			tries *= f
-			m.symGrp = append(m.symGrp, int32(a), int32(b))
+			sy.grp = append(sy.grp, int32(a), int32(b))
 		}
 		a = b
 	}
-	if tries > 1 {
-		m.bestOrder(perm, tries)
-	}
-	return perm, m.permuteIfMoved(perm)
+	return perm, tries
 }
 
 // permuteIfMoved renames the threads by perm unless it is the identity,
@@ -183,103 +248,104 @@ func (m *Machine) permuteIfMoved(perm []int32) bool {
 	return false
 }
 
-// placeStatics starts the refinement of SortThreads: it sets
-// m.symRank[t] of every thread t to n (unranked) and walks breadth-first
+// placeStatics starts the refinement of SortThreads in s: it sets
+// rank[t] of every thread t to n (unranked) and walks breadth-first
 // everything the statics reach, marking each object with its place in
-// the walk (m.symMark, from 1; 0 for objects not reached yet) and ranking
+// the walk (mark, from 1; 0 for objects not reached yet) and ranking
 // the threads whose Thread objects it meets in the order it meets them.
 // None of that depends on the order of the threads.
-func (m *Machine) placeStatics() {
-	n := len(m.S.Threads)
-	m.symRank = m.symRank[:0]
-	m.symAnchor = m.symAnchor[:0]
+func (sy *symmetry) placeStatics(s *State) {
+	n := len(s.Threads)
+	sy.rank = sy.rank[:0]
+	sy.anchored = sy.anchored[:0]
 	for range n {
-		m.symRank = append(m.symRank, int32(n))
-		m.symAnchor = append(m.symAnchor, false)
+		sy.rank = append(sy.rank, int32(n))
+		sy.anchored = append(sy.anchored, false)
 	}
-	m.symNextRank, m.symNextPlace = 0, 1
-	clear(m.symMark)            // sized by threadKeys
-	m.symLocal = m.symLocal[:0] // the queue
-	for _, i := range m.refStatics {
-		m.place(heap.Ref(m.S.Statics[i]))
+	sy.nextRank, sy.nextPlace = 0, 1
+	clear(sy.mark)          // sized by threadKeys
+	sy.local = sy.local[:0] // the queue
+	for _, i := range sy.refStatics {
+		sy.place(&s.Heap, heap.Ref(s.Statics[i]))
 	}
-	m.walkPlaces()
+	sy.walkPlaces(&s.Heap)
 }
 
-// anchor continues the walk of placeStatics from thread t's record, which
-// SortThreads has told apart from every other thread's: what it waits on,
-// each frame's lock and values, its exceptions under way.
-func (m *Machine) anchor(t int32) {
-	m.symAnchor[t] = true
-	th := m.S.Threads[t]
-	m.place(th.WaitObj)
+// anchor continues the walk of placeStatics from the record of thread t
+// of s, which SortThreads has told apart from every other thread's: what
+// it waits on, each frame's lock and values, its exceptions under way.
+func (sy *symmetry) anchor(s *State, t int32) {
+	sy.anchored[t] = true
+	th := s.Threads[t]
+	h := &s.Heap
+	sy.place(h, th.WaitObj)
 	for fi := range th.Frames {
-		m.place(th.Frames[fi].Lock)
+		sy.place(h, th.Frames[fi].Lock)
 	}
 	for _, v := range th.Stack {
 		if v.Ref {
-			m.place(heap.Ref(v.I))
+			sy.place(h, heap.Ref(v.I))
 		}
 	}
 	for _, pd := range th.Pending {
-		m.place(pd.Exc)
+		sy.place(h, pd.Exc)
 	}
-	m.walkPlaces()
+	sy.walkPlaces(h)
 }
 
-// place gives r the next place if it has none, ranks its thread if it is
-// a Thread object, and queues it for walkPlaces otherwise.
-func (m *Machine) place(r heap.Ref) {
-	if r == heap.Null || m.symMark[r] != 0 {
+// place gives r, an object of h, the next place if it has none, ranks
+// its thread if it is a Thread object, and queues it for walkPlaces
+// otherwise.
+func (sy *symmetry) place(h *heap.Heap, r heap.Ref) {
+	if r == heap.Null || sy.mark[r] != 0 {
 		return
 	}
-	m.symMark[r] = m.symNextPlace
-	m.symNextPlace++
-	h := &m.S.Heap
+	sy.mark[r] = sy.nextPlace
+	sy.nextPlace++
 	o := h.Obj(r)
 	if o.Kind == heap.KindObject && o.Class == bytecode.ClassThread {
-		if id := h.Slots(r)[0]; id >= 0 && id < int64(len(m.symRank)) && m.symRank[id] == int32(len(m.symRank)) {
-			m.symRank[id] = m.symNextRank
-			m.symNextRank++
+		if id := h.Slots(r)[0]; id >= 0 && id < int64(len(sy.rank)) && sy.rank[id] == int32(len(sy.rank)) {
+			sy.rank[id] = sy.nextRank
+			sy.nextRank++
 		}
 		return
 	}
-	m.symLocal = append(m.symLocal, r)
+	sy.local = append(sy.local, r)
 }
 
-// walkPlaces places, breadth-first, what the queued objects refer to.
-func (m *Machine) walkPlaces() {
-	h := &m.S.Heap
-	for q := 0; q < len(m.symLocal); q++ {
-		r := m.symLocal[q]
+// walkPlaces places, breadth-first, what the queued objects of h refer
+// to.
+func (sy *symmetry) walkPlaces(h *heap.Heap) {
+	for q := 0; q < len(sy.local); q++ {
+		r := sy.local[q]
 		o := h.Obj(r)
 		slots := h.Slots(r)
 		switch o.Kind {
 		case heap.KindIntArray:
 		case heap.KindRefArray:
 			for _, x := range slots {
-				m.place(heap.Ref(x))
+				sy.place(h, heap.Ref(x))
 			}
 		default:
 			for j, x := range slots {
-				if m.layout.IsRef(o.Class, j) {
-					m.place(heap.Ref(x))
+				if sy.layout.IsRef(o.Class, j) {
+					sy.place(h, heap.Ref(x))
 				}
 			}
 		}
 	}
-	m.symLocal = m.symLocal[:0]
+	sy.local = sy.local[:0]
 }
 
 // localCompare compares threads a and b, whose keys are equal, by the
 // places (see placeStatics) of the objects their records mention, in
 // order; objects without a place count as after all others. Like the keys
 // and ranks, that does not change when threads are renamed.
-func (m *Machine) localCompare(a, b int32) int {
-	la := m.symLocRefs[m.symLocOff[a]:m.symLocOff[a+1]]
-	lb := m.symLocRefs[m.symLocOff[b]:m.symLocOff[b+1]]
+func (sy *symmetry) localCompare(a, b int32) int {
+	la := sy.locRefs[sy.locOff[a]:sy.locOff[a+1]]
+	lb := sy.locRefs[sy.locOff[b]:sy.locOff[b+1]]
 	place := func(r heap.Ref) int32 {
-		if p := m.symMark[r]; p > 0 {
+		if p := sy.mark[r]; p > 0 {
 			return p
 		}
 		return math.MaxInt32
@@ -292,57 +358,56 @@ func (m *Machine) localCompare(a, b int32) int {
 	return cmp.Compare(len(la), len(lb))
 }
 
-// monitorOwners sets m.symOwns[t] for each thread t that holds the
+// monitorOwners sets owns[t] for each thread t of s that holds the
 // monitor of some object.
-func (m *Machine) monitorOwners() {
-	n := len(m.S.Threads)
-	m.symOwns = m.symOwns[:0]
+func (sy *symmetry) monitorOwners(s *State) {
+	n := len(s.Threads)
+	sy.owns = sy.owns[:0]
 	for range n {
-		m.symOwns = append(m.symOwns, false)
+		sy.owns = append(sy.owns, false)
 	}
-	for i := range m.S.Heap.Objs {
-		if o := m.S.Heap.Objs[i].Owner; o > 0 && int(o) <= n {
-			m.symOwns[o-1] = true
+	for i := range s.Heap.Objs {
+		if o := s.Heap.Objs[i].Owner; o > 0 && int(o) <= n {
+			sy.owns[o-1] = true
 		}
 	}
 }
 
-// alike reports whether threads with equal keys and ranks are alike in a
-// way that makes their order irrelevant: their records refer to the same
-// objects in the same places and to no other thread's object, nothing
-// refers to their Thread objects (the walk from the statics and the
-// anchors does not reach them, and neither do the objects their records
-// mention), and they hold no monitor. Their records are then identical
-// and nothing else tells them apart, so every order of them encodes the
-// same.
-func (m *Machine) alike(ts []int32) bool {
-	locals := func(t int32) []heap.Ref { return m.symLocRefs[m.symLocOff[t]:m.symLocOff[t+1]] }
+// alike reports whether threads ts of s, with equal keys and ranks, are
+// alike in a way that makes their order irrelevant: their records refer
+// to the same objects in the same places and to no other thread's object,
+// nothing refers to their Thread objects (the walk from the statics and
+// the anchors does not reach them, and neither do the objects their
+// records mention), and they hold no monitor. Their records are then
+// identical and nothing else tells them apart, so every order of them
+// encodes the same.
+func (sy *symmetry) alike(s *State, ts []int32) bool {
+	locals := func(t int32) []heap.Ref { return sy.locRefs[sy.locOff[t]:sy.locOff[t+1]] }
 	for _, t := range ts {
-		if !m.symPlain[t] || m.symRank[t] != int32(len(m.S.Threads)) || m.symOwns[t] || !slices.Equal(locals(t), locals(ts[0])) {
+		if !sy.plain[t] || sy.rank[t] != int32(len(s.Threads)) || sy.owns[t] || !slices.Equal(locals(t), locals(ts[0])) {
 			return false
 		}
 	}
-	return !m.reachesThread(locals(ts[0]))
+	return !sy.reachesThread(&s.Heap, locals(ts[0]))
 }
 
 // reachesThread reports whether a Thread object can be reached from the
-// objects rs through reference slots. Objects the walk of placeStatics
+// objects rs of h through reference slots. Objects the walk of placeStatics
 // and anchor placed are not followed: it ranked every Thread object they
 // reach. It changes no place or rank.
-func (m *Machine) reachesThread(rs []heap.Ref) bool {
-	h := &m.S.Heap
-	// Marks below symGen are stale: older generations, or zero.
-	m.symGen++
-	if n := len(m.symMark); cap(m.symSeen) < n || m.symGen == 0 {
-		m.symSeen = make([]uint32, n, 2*n)
-		m.symGen = 1
+func (sy *symmetry) reachesThread(h *heap.Heap, rs []heap.Ref) bool {
+	// Marks below gen are stale: older generations, or zero.
+	sy.gen++
+	if n := len(sy.mark); cap(sy.seen) < n || sy.gen == 0 {
+		sy.seen = make([]uint32, n, 2*n)
+		sy.gen = 1
 	} else {
-		m.symSeen = m.symSeen[:n]
+		sy.seen = sy.seen[:n]
 	}
-	q := m.symQueue[:0]
+	q := sy.queue[:0]
 	for _, r := range rs {
-		if r != heap.Null && m.symMark[r] <= 0 && m.symSeen[r] != m.symGen {
-			m.symSeen[r] = m.symGen
+		if r != heap.Null && sy.mark[r] <= 0 && sy.seen[r] != sy.gen {
+			sy.seen[r] = sy.gen
 			q = append(q, r)
 		}
 	}
@@ -356,16 +421,16 @@ func (m *Machine) reachesThread(rs []heap.Ref) bool {
 		}
 		slots := h.Slots(r)
 		for j, x := range slots {
-			if o.Kind == heap.KindIntArray || (o.Kind == heap.KindObject && !m.layout.IsRef(o.Class, j)) {
+			if o.Kind == heap.KindIntArray || (o.Kind == heap.KindObject && !sy.layout.IsRef(o.Class, j)) {
 				continue
 			}
-			if y := heap.Ref(x); y != heap.Null && m.symMark[y] <= 0 && m.symSeen[y] != m.symGen {
-				m.symSeen[y] = m.symGen
+			if y := heap.Ref(x); y != heap.Null && sy.mark[y] <= 0 && sy.seen[y] != sy.gen {
+				sy.seen[y] = sy.gen
 				q = append(q, y)
 			}
 		}
 	}
-	m.symQueue = q[:0]
+	sy.queue = q[:0]
 	return found
 }
 
@@ -384,35 +449,36 @@ func factorial(k int) int {
 	return f
 }
 
-// bestOrder sets perm, whose runs m.symGrp hold their threads in
+// bestOrder sets perm, whose runs m.sym.grp hold their threads in
 // increasing index order, to the order of those runs' threads (tries of
 // them) whose encoding is smallest.
 func (m *Machine) bestOrder(perm []int32, tries int) {
-	try := append(m.symTry[:0], perm...)
-	best, cur := m.symEnc[0][:0], m.symEnc[1][:0]
+	sy := &m.sym
+	try := append(sy.try[:0], perm...)
+	best, cur := sy.enc[0][:0], sy.enc[1][:0]
 	for k := 0; k < tries; k++ {
-		m.symInv = m.symInv[:0]
+		sy.inv = sy.inv[:0]
 		for range try {
-			m.symInv = append(m.symInv, 0)
+			sy.inv = append(sy.inv, 0)
 		}
 		for i, p := range try {
-			m.symInv[p] = int32(i)
+			sy.inv[p] = int32(i)
 		}
-		cur, _ = m.encode(cur[:0], nil, false, try, m.symInv, true)
+		cur, _ = m.encode(cur[:0], nil, false, try, sy.inv, true)
 		if k == 0 || bytes.Compare(cur, best) < 0 {
 			best, cur = cur, best
 			copy(perm, try)
 		}
 		// The next order: runs as the digits of an odometer, each stepping
 		// through its permutations in lexicographic order.
-		for g := 0; g < len(m.symGrp); g += 2 {
-			if nextPermutation(try[m.symGrp[g]:m.symGrp[g+1]]) {
+		for g := 0; g < len(sy.grp); g += 2 {
+			if nextPermutation(try[sy.grp[g]:sy.grp[g+1]]) {
 				break
 			}
 		}
 	}
 	m.canon.SetOwners(nil)
-	m.symTry, m.symEnc[0], m.symEnc[1] = try, best, cur
+	sy.try, sy.enc[0], sy.enc[1] = try, best, cur
 }
 
 // nextPermutation steps p to its next permutation in lexicographic order
@@ -445,40 +511,39 @@ const (
 	symBase  = 3 // then 2*g for static root g, 2*k+1 for the record's k-th other object
 )
 
-// threadKeys computes every thread's key into m.symKeys, thread i's being
-// m.symKeys[m.symOff[i]:m.symOff[i+1]].
-func (m *Machine) threadKeys() {
-	s := &m.S
+// threadKeys computes the key of every thread of s into keys, thread i's
+// being keys[off[i]:off[i+1]].
+func (sy *symmetry) threadKeys(s *State) {
 	h := &s.Heap
 	nobj := h.Len() + 1
-	if cap(m.symMark) < nobj {
-		m.symMark = make([]int32, nobj, 2*nobj)
+	if cap(sy.mark) < nobj {
+		sy.mark = make([]int32, nobj, 2*nobj)
 	} else {
-		m.symMark = m.symMark[:nobj]
-		clear(m.symMark)
+		sy.mark = sy.mark[:nobj]
+		clear(sy.mark)
 	}
 	// Objects the statics hold directly: numbered in static order, which
-	// renaming threads does not change. symMark > 0: static root number +
+	// renaming threads does not change. mark > 0: static root number +
 	// 1; < 0: -(k+1), the current record's k-th other object.
 	g := int32(0)
-	for _, i := range m.refStatics {
+	for _, i := range sy.refStatics {
 		r := heap.Ref(s.Statics[i])
-		if r == heap.Null || m.symMark[r] != 0 || m.isThreadObj(r) {
+		if r == heap.Null || sy.mark[r] != 0 || isThreadObj(h, r) {
 			continue
 		}
 		g++
-		m.symMark[r] = g
+		sy.mark[r] = g
 	}
-	m.symKeys = m.symKeys[:0]
-	m.symOff = append(m.symOff[:0], 0)
-	m.symPlain = m.symPlain[:0]
-	m.symLocRefs = m.symLocRefs[:0]
-	m.symLocOff = append(m.symLocOff[:0], 0)
+	sy.keys = sy.keys[:0]
+	sy.off = append(sy.off[:0], 0)
+	sy.plain = sy.plain[:0]
+	sy.locRefs = sy.locRefs[:0]
+	sy.locOff = append(sy.locOff[:0], 0)
 	for _, t := range s.Threads {
-		m.symLocal = m.symLocal[:0]
+		sy.local = sy.local[:0]
 		plain := true
 		// Room for the most the record can take (as in encode).
-		k := heap.Room(m.symKeys, (8+4*len(t.Frames)+2*len(t.Stack)+7*len(t.Pending))*binary.MaxVarintLen64)
+		k := heap.Room(sy.keys, (8+4*len(t.Frames)+2*len(t.Stack)+7*len(t.Pending))*binary.MaxVarintLen64)
 		w, p := k[:cap(k)], len(k)
 		w[p] = byte(t.Status)
 		p++
@@ -494,7 +559,7 @@ func (m *Machine) threadKeys() {
 		}
 		p++
 		p = heap.PutUvarint(w, p, uint64(obj.Count))
-		p = m.refToken(w, p, t, t.WaitObj, &plain)
+		p = sy.refToken(h, w, p, t, t.WaitObj, &plain)
 		p = heap.PutUvarint(w, p, uint64(t.WaitCount))
 		p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
 		for fi := range t.Frames {
@@ -502,11 +567,11 @@ func (m *Machine) threadKeys() {
 			end := t.frameEnd(fi)
 			p = heap.PutUvarint(w, p, uint64(f.Method))
 			p = heap.PutUvarint(w, p, uint64(f.PC))
-			p = m.refToken(w, p, t, f.Lock, &plain)
+			p = sy.refToken(h, w, p, t, f.Lock, &plain)
 			p = heap.PutUvarint(w, p, uint64(end-f.Base))
 			for _, v := range t.Stack[f.Base:end] {
 				if v.Ref {
-					p = m.refToken(w, p, t, heap.Ref(v.I), &plain)
+					p = sy.refToken(h, w, p, t, heap.Ref(v.I), &plain)
 				} else {
 					w[p] = 0 // an int, zig-zag (a reference's token is odd)
 					p = heap.PutUvarint(w, p+1, uint64(v.I<<1^v.I>>63))
@@ -518,51 +583,52 @@ func (m *Machine) threadKeys() {
 			p = heap.PutUvarint(w, p, uint64(pd.Frame))
 			w[p] = byte(pd.Kind)
 			p = heap.PutUvarint(w, p+1, uint64(pd.Handler))
-			p = m.refToken(w, p, t, pd.Exc, &plain)
+			p = sy.refToken(h, w, p, t, pd.Exc, &plain)
 			p = heap.PutVarint(w, p, int64(pd.A))
 			p = heap.PutVarint(w, p, int64(pd.B))
 		}
-		for _, r := range m.symLocal {
-			m.symMark[r] = 0
+		for _, r := range sy.local {
+			sy.mark[r] = 0
 		}
-		m.symLocRefs = append(m.symLocRefs, m.symLocal...)
-		m.symLocOff = append(m.symLocOff, int32(len(m.symLocRefs)))
-		m.symKeys = w[:p]
-		m.symOff = append(m.symOff, int32(p))
-		m.symPlain = append(m.symPlain, plain)
+		sy.locRefs = append(sy.locRefs, sy.local...)
+		sy.locOff = append(sy.locOff, int32(len(sy.locRefs)))
+		sy.keys = w[:p]
+		sy.off = append(sy.off, int32(p))
+		sy.plain = append(sy.plain, plain)
 	}
 }
 
-// refToken writes at w[p:] the token of reference r in thread t's key
-// (see SortThreads) and returns the position after it; it clears *plain
-// for a reference to another thread's object.
-func (m *Machine) refToken(w []byte, p int, t *Thread, r heap.Ref, plain *bool) int {
+// refToken writes at w[p:] the token of reference r, an object of h, in
+// thread t's key (see SortThreads) and returns the position after it; it
+// clears *plain for a reference to another thread's object.
+func (sy *symmetry) refToken(h *heap.Heap, w []byte, p int, t *Thread, r heap.Ref, plain *bool) int {
 	var c uint64
 	switch {
 	case r == heap.Null:
 		c = symNull
-	case m.isThreadObj(r):
+	case isThreadObj(h, r):
 		c = symOther
 		if r == t.Obj {
 			c = symSelf
 		} else {
 			*plain = false
 		}
-	case m.symMark[r] > 0:
-		c = symBase + 2*uint64(m.symMark[r]-1)
+	case sy.mark[r] > 0:
+		c = symBase + 2*uint64(sy.mark[r]-1)
 	default:
-		if m.symMark[r] == 0 {
-			m.symLocal = append(m.symLocal, r)
-			m.symMark[r] = -int32(len(m.symLocal))
+		if sy.mark[r] == 0 {
+			sy.local = append(sy.local, r)
+			sy.mark[r] = -int32(len(sy.local))
 		}
-		c = symBase + 2*uint64(-m.symMark[r]-1) + 1
+		c = symBase + 2*uint64(-sy.mark[r]-1) + 1
 	}
 	return heap.PutUvarint(w, p, c<<2|1)
 }
 
-// isThreadObj reports whether r is some thread's Thread object.
-func (m *Machine) isThreadObj(r heap.Ref) bool {
-	o := m.S.Heap.Obj(r)
+// isThreadObj reports whether r, an object of h, is some thread's Thread
+// object.
+func isThreadObj(h *heap.Heap, r heap.Ref) bool {
+	o := h.Obj(r)
 	return o.Kind == heap.KindObject && o.Class == bytecode.ClassThread
 }
 
@@ -572,33 +638,37 @@ func (m *Machine) isThreadObj(r heap.Ref) bool {
 // the same up to the names of its threads; for a program without
 // ThreadIDUse it has the same futures up to that renaming.
 func (m *Machine) PermuteThreads(perm []int32) {
-	s := &m.S
-	n := len(s.Threads)
 	m.replaced()
 	m.clock++
 	m.version++
-	m.symInv = m.symInv[:0]
+	m.sym.permute(&m.S, perm)
+	m.stampAll()
+}
+
+// permute is PermuteThreads's renaming of the threads of s.
+func (sy *symmetry) permute(s *State, perm []int32) {
+	n := len(s.Threads)
+	sy.inv = sy.inv[:0]
 	for range n {
-		m.symInv = append(m.symInv, 0)
+		sy.inv = append(sy.inv, 0)
 	}
-	m.symTmp = m.symTmp[:0]
+	sy.tmp = sy.tmp[:0]
 	for i, p := range perm {
-		m.symInv[p] = int32(i)
-		m.symTmp = append(m.symTmp, *s.Threads[p])
+		sy.inv[p] = int32(i)
+		sy.tmp = append(sy.tmp, *s.Threads[p])
 	}
-	// S.Threads[i] stays m.pool[i] (see Restore): the records move, not
-	// the Thread values.
+	// s.Threads[i] stays the machine's pool[i] (see Restore): the records
+	// move, not the Thread values.
 	for i := range s.Threads {
 		t := s.Threads[i]
-		*t = m.symTmp[i]
+		*t = sy.tmp[i]
 		t.ID = int32(i)
 		s.Heap.Slots(t.Obj)[0] = int64(i)
 	}
-	m.stampAll()
-	clear(m.symTmp) // drop the slices' second references
+	clear(sy.tmp) // drop the slices' second references
 	for i := range s.Heap.Objs {
 		if o := &s.Heap.Objs[i]; o.Owner > 0 && int(o.Owner) <= n {
-			o.Owner = m.symInv[o.Owner-1] + 1
+			o.Owner = sy.inv[o.Owner-1] + 1
 		}
 	}
 }
@@ -623,25 +693,14 @@ func (m *Machine) Twins(rep []int32) []int32 {
 	// Threads SortThreads told apart by more than their keys (ranks,
 	// places) are no twins: renaming them would move what told them
 	// apart. Skipping them can only miss twins, never invent one.
-	runs := m.symRun
-	if m.symKeysVer != m.version || len(m.symKeyIdx) != n || len(runs) != n {
-		runs = nil
-	}
-	if m.symKeysVer != m.version || len(m.symKeyIdx) != n {
-		// Not the state SortThreads left: compute the keys.
-		m.threadKeys()
-		m.symKeyIdx = m.symKeyIdx[:0]
-		for i := 0; i < n; i++ {
-			m.symKeyIdx = append(m.symKeyIdx, int32(i))
-		}
-		m.symKeysVer = m.version
-	}
+	sy := &m.sym
+	runs := sy.keysOf(&m.S, m.version)
 	key := func(i int) []byte {
-		k := m.symKeyIdx[i]
-		return m.symKeys[m.symOff[k]:m.symOff[k+1]]
+		k := sy.keyIdx[i]
+		return sy.keys[sy.off[k]:sy.off[k+1]]
 	}
-	base := m.symEnc[0][:0]
-	try := m.symEnc[1][:0]
+	base := sy.enc[0][:0]
+	try := sy.enc[1][:0]
 	encoded := false
 	for i := 1; i < n; i++ {
 		if !bytes.Equal(key(i-1), key(i)) || runs != nil && !runs[i] {
@@ -651,19 +710,41 @@ func (m *Machine) Twins(rep []int32) []int32 {
 			base = m.Encode(base)
 			encoded = true
 		}
-		m.symTry = m.symTry[:0]
+		sy.try = sy.try[:0]
 		for k := 0; k < n; k++ {
-			m.symTry = append(m.symTry, int32(k))
+			sy.try = append(sy.try, int32(k))
 		}
-		m.symTry[i-1], m.symTry[i] = int32(i), int32(i-1)
-		try, _ = m.encode(try[:0], nil, false, m.symTry, m.symTry, true) // a transposition is its own inverse
+		sy.try[i-1], sy.try[i] = int32(i), int32(i-1)
+		try, _ = m.encode(try[:0], nil, false, sy.try, sy.try, true) // a transposition is its own inverse
 		m.canon.SetOwners(nil)
 		if bytes.Equal(base, try) {
 			rep[i] = rep[i-1]
 		}
 	}
-	m.symEnc[0], m.symEnc[1] = base, try
+	sy.enc[0], sy.enc[1] = base, try
 	return rep
+}
+
+// keysOf makes the keys those of state s, at version ver: as
+// SortThreads left them if it sorted that state, else computed in thread
+// order. It returns SortThreads's runs (see run), or nil if it did not
+// sort the state.
+func (sy *symmetry) keysOf(s *State, ver uint64) []bool {
+	n := len(s.Threads)
+	runs := sy.run
+	if sy.keysVer != ver || len(sy.keyIdx) != n || len(runs) != n {
+		runs = nil
+	}
+	if sy.keysVer != ver || len(sy.keyIdx) != n {
+		// Not the state SortThreads left: compute the keys.
+		sy.threadKeys(s)
+		sy.keyIdx = sy.keyIdx[:0]
+		for i := 0; i < n; i++ {
+			sy.keyIdx = append(sy.keyIdx, int32(i))
+		}
+		sy.keysVer = ver
+	}
+	return runs
 }
 
 // Woken returns the thread that transition tr wakes when it begins with a
