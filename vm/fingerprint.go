@@ -21,8 +21,10 @@ import "mcvm/heap"
 // putThread, heap.Canon.PutObject) or, where no record is wanted (a
 // fingerprint alone, fingerprintDirty), from the values the record would
 // hold (staticsTerm, threadTerm, heap.Canon.ObjectTerm) with the
-// numbering it would be written with; the two must agree, which
-// Tuning.CheckEncoding checks on every state (checkIncremental).
+// numbering it would be written with. The two must agree: for the
+// statics block and threads one definition of the layout serves both
+// (staticsRecord, threadRecord); Tuning.CheckEncoding checks them all on
+// every state (checkIncremental).
 // Nothing in it depends on how or in which order the states were found
 // (pool indices, state ids, the search), so fingerprints are the same in
 // every run, search order and store, and on every machine.

@@ -4,6 +4,7 @@ package vm
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -324,20 +325,31 @@ func (m *Machine) staticsRoom() int {
 
 // putStatics writes the statics block (the thread count, then the
 // statics) at w[p:] and returns the position after it and the block's
-// term (see fingerprint.go; staticsTerm computes it alone).
+// term (see fingerprint.go).
 func (m *Machine) putStatics(w []byte, p int) (int, uint64) {
+	return staticsRecord[writeRec](m, w, p)
+}
+
+// staticsTerm returns the term of the statics block (component 0): what
+// putStatics writes, folded (see fingerprint.go).
+func (m *Machine) staticsTerm() uint64 {
+	_, h := staticsRecord[foldRec](m, nil, 0)
+	return h
+}
+
+// staticsRecord is the layout of the statics block, as threadRecord is
+// of a thread's record.
+func staticsRecord[S foldRec | writeRec](m *Machine, w []byte, p int) (int, uint64) {
+	var mode S
+	write := unsafe.Sizeof(mode) != 0
 	s := &m.S
 	c := m.canon
-	p = heap.PutUvarint(w, p, uint64(len(s.Threads)))
-	h := heap.TermAdd(heap.TermStart(0), uint64(len(s.Threads)))
+	p, h := recUvarint(w, p, heap.TermStart(0), uint64(len(s.Threads)), write)
 	for i, v := range s.Statics {
 		if m.staticRef[i] {
-			r := uint64(c.Root(heap.Ref(v)))
-			p = heap.PutUvarint(w, p, r)
-			h = heap.TermAdd(h, r)
+			p, h = recUvarint(w, p, h, uint64(c.Root(heap.Ref(v))), write)
 		} else {
-			p = heap.PutVarint(w, p, v)
-			h = heap.TermAdd(h, uint64(v))
+			p, h = recVarint(w, p, h, v, write)
 		}
 	}
 	return p, heap.Mix(h)
@@ -383,132 +395,58 @@ func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, re
 
 // putThread writes thread t's record at w[p:] (see putThreads) and
 // returns the position after it and the record's term as component k
-// (see fingerprint.go; threadTerm computes it alone).
+// (see fingerprint.go).
 func (m *Machine) putThread(w []byte, p int, t *Thread, inv []int32, k int) (int, uint64) {
-	c := m.canon
-	st := byte(t.Status)
-	if len(t.Pending) > 0 {
-		st |= pendingBit
-	}
-	w[p] = st
-	p++
-	h := heap.TermAdd(heap.TermStart(k), uint64(st))
-	obj := m.S.Heap.Obj(t.Obj)
-	owner := obj.Owner
-	if inv != nil && owner > 0 {
-		owner = inv[owner-1] + 1
-	}
-	p = heap.PutUvarint(w, p, uint64(owner))
-	h = heap.TermAdd(h, uint64(owner))
-	if obj.Owner != 0 {
-		p = heap.PutUvarint(w, p, uint64(obj.Count))
-		h = heap.TermAdd(h, uint64(obj.Count))
-	}
-	if t.Status == StatusWaiting || t.Status == StatusNotified {
-		r := uint64(c.Root(t.WaitObj))
-		p = heap.PutUvarint(w, p, r)
-		p = heap.PutUvarint(w, p, uint64(t.WaitCount))
-		h = heap.TermAdd(heap.TermAdd(h, r), uint64(t.WaitCount))
-	}
-	p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
-	h = heap.TermAdd(h, uint64(len(t.Frames)))
-	for fi := range t.Frames {
-		f := &t.Frames[fi]
-		end := t.frameEnd(fi)
-		p = heap.PutUvarint(w, p, uint64(f.Method))
-		p = heap.PutUvarint(w, p, uint64(f.PC))
-		h = heap.TermAdd(heap.TermAdd(h, uint64(f.Method)), uint64(f.PC))
-		if m.syncMethod[f.Method] {
-			r := uint64(c.Root(f.Lock))
-			p = heap.PutUvarint(w, p, r)
-			h = heap.TermAdd(h, r)
-		}
-		p = heap.PutUvarint(w, p, uint64(end-f.Base))
-		h = heap.TermAdd(h, uint64(end-f.Base))
-		for _, v := range t.Stack[f.Base:end] {
-			var x uint64
-			if v.Ref {
-				x = uint64(c.Root(heap.Ref(v.I)))<<2 | 1
-			} else if z := uint64(v.I<<1) ^ uint64(v.I>>63); z < 1<<62 {
-				x = z << 2
-			} else {
-				w[p] = 2
-				p++
-				h = heap.TermAdd(h, 2)
-				x = z
-			}
-			p = heap.PutUvarint(w, p, x)
-			h = heap.TermAdd(h, x)
-		}
-	}
-	if len(t.Pending) > 0 {
-		p = heap.PutUvarint(w, p, uint64(len(t.Pending)))
-		h = heap.TermAdd(h, uint64(len(t.Pending)))
-		for _, pd := range t.Pending {
-			r := uint64(c.Root(pd.Exc))
-			p = heap.PutUvarint(w, p, uint64(pd.Frame))
-			w[p] = byte(pd.Kind)
-			p++
-			p = heap.PutUvarint(w, p, uint64(pd.Handler))
-			p = heap.PutUvarint(w, p, r)
-			p = heap.PutVarint(w, p, int64(pd.A))
-			p = heap.PutVarint(w, p, int64(pd.B))
-			h = heap.TermAdd(heap.TermAdd(heap.TermAdd(h, uint64(pd.Frame)), uint64(pd.Kind)), uint64(pd.Handler))
-			h = heap.TermAdd(heap.TermAdd(heap.TermAdd(h, r), uint64(int64(pd.A))), uint64(int64(pd.B)))
-		}
-	}
-	return p, heap.Mix(h)
-}
-
-// staticsTerm returns the term of the statics block (component 0): what
-// putStatics writes, folded (see fingerprint.go).
-func (m *Machine) staticsTerm() uint64 {
-	s := &m.S
-	c := m.canon
-	h := heap.TermAdd(heap.TermStart(0), uint64(len(s.Threads)))
-	for i, v := range s.Statics {
-		if m.staticRef[i] {
-			h = heap.TermAdd(h, uint64(c.Root(heap.Ref(v))))
-		} else {
-			h = heap.TermAdd(h, uint64(v))
-		}
-	}
-	return heap.Mix(h)
+	return threadRecord[writeRec](m, w, p, t, inv, k)
 }
 
 // threadTerm returns the term of thread t's record as component k: what
 // putThread writes (inv as there), folded (see fingerprint.go).
 func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
+	_, h := threadRecord[foldRec](m, nil, 0, t, inv, k)
+	return h
+}
+
+// threadRecord is the layout of a thread's record (the grammar's thread,
+// which Decode reads), the one definition that putThread writes and
+// threadTerm folds: the integers the record holds, in order, each folded
+// into the record's term as component k (see fingerprint.go) and, when S
+// is writeRec, written at w[p:], which has room for it (threadRoom). It
+// returns the position after the record (p when folding) and the term.
+// Objects are numbered by m.canon as the record goes; inv renames
+// monitor owners as encode's.
+func threadRecord[S foldRec | writeRec](m *Machine, w []byte, p int, t *Thread, inv []int32, k int) (int, uint64) {
+	var mode S
+	write := unsafe.Sizeof(mode) != 0
 	c := m.canon
-	h := heap.TermStart(k)
-	st := uint64(t.Status)
+	st := byte(t.Status)
 	if len(t.Pending) > 0 {
 		st |= pendingBit
 	}
-	h = heap.TermAdd(h, st)
+	p, h := recByte(w, p, heap.TermStart(k), st, write)
 	obj := m.S.Heap.Obj(t.Obj)
 	owner := obj.Owner
 	if inv != nil && owner > 0 {
 		owner = inv[owner-1] + 1
 	}
-	h = heap.TermAdd(h, uint64(owner))
+	p, h = recUvarint(w, p, h, uint64(owner), write)
 	if obj.Owner != 0 {
-		h = heap.TermAdd(h, uint64(obj.Count))
+		p, h = recUvarint(w, p, h, uint64(obj.Count), write)
 	}
 	if t.Status == StatusWaiting || t.Status == StatusNotified {
-		h = heap.TermAdd(h, uint64(c.Root(t.WaitObj)))
-		h = heap.TermAdd(h, uint64(t.WaitCount))
+		p, h = recUvarint(w, p, h, uint64(c.Root(t.WaitObj)), write)
+		p, h = recUvarint(w, p, h, uint64(t.WaitCount), write)
 	}
-	h = heap.TermAdd(h, uint64(len(t.Frames)))
+	p, h = recUvarint(w, p, h, uint64(len(t.Frames)), write)
 	for fi := range t.Frames {
 		f := &t.Frames[fi]
 		end := t.frameEnd(fi)
-		h = heap.TermAdd(h, uint64(f.Method))
-		h = heap.TermAdd(h, uint64(f.PC))
+		p, h = recUvarint(w, p, h, uint64(f.Method), write)
+		p, h = recUvarint(w, p, h, uint64(f.PC), write)
 		if m.syncMethod[f.Method] {
-			h = heap.TermAdd(h, uint64(c.Root(f.Lock)))
+			p, h = recUvarint(w, p, h, uint64(c.Root(f.Lock)), write)
 		}
-		h = heap.TermAdd(h, uint64(end-f.Base))
+		p, h = recUvarint(w, p, h, uint64(end-f.Base), write)
 		for _, v := range t.Stack[f.Base:end] {
 			var x uint64
 			if v.Ref {
@@ -516,24 +454,66 @@ func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
 			} else if z := uint64(v.I<<1) ^ uint64(v.I>>63); z < 1<<62 {
 				x = z << 2
 			} else {
-				h = heap.TermAdd(h, 2)
+				p, h = recByte(w, p, h, 2, write)
 				x = z
 			}
-			h = heap.TermAdd(h, x)
+			p, h = recUvarint(w, p, h, x, write)
 		}
 	}
 	if len(t.Pending) > 0 {
-		h = heap.TermAdd(h, uint64(len(t.Pending)))
+		p, h = recUvarint(w, p, h, uint64(len(t.Pending)), write)
 		for _, pd := range t.Pending {
-			h = heap.TermAdd(h, uint64(pd.Frame))
-			h = heap.TermAdd(h, uint64(pd.Kind))
-			h = heap.TermAdd(h, uint64(pd.Handler))
-			h = heap.TermAdd(h, uint64(c.Root(pd.Exc)))
-			h = heap.TermAdd(h, uint64(int64(pd.A)))
-			h = heap.TermAdd(h, uint64(int64(pd.B)))
+			p, h = recUvarint(w, p, h, uint64(pd.Frame), write)
+			p, h = recByte(w, p, h, byte(pd.Kind), write)
+			p, h = recUvarint(w, p, h, uint64(pd.Handler), write)
+			p, h = recUvarint(w, p, h, uint64(c.Root(pd.Exc)), write)
+			p, h = recVarint(w, p, h, int64(pd.A), write)
+			p, h = recVarint(w, p, h, int64(pd.B), write)
 		}
 	}
-	return heap.Mix(h)
+	return p, heap.Mix(h)
+}
+
+// foldRec and writeRec say whether a record's layout (threadRecord,
+// staticsRecord) folds its integers into the term alone or writes them
+// as well. They differ in size, so the compiler makes a separate copy of
+// the layout for each (Go shares one copy between type arguments of the
+// same shape only) in which write, their size, is a constant, and the
+// folding copy has no trace of the writes: it is as fast as a function
+// that folds alone. (A write flag tested at run time made the fingerprint
+// of the philosophers' threads 17% slower; a sink type with methods
+// would call them through the generic dictionary.)
+type (
+	foldRec  struct{}
+	writeRec struct{ _ byte }
+)
+
+// recUvarint folds x into term h and, if write, writes it as a uvarint
+// at w[p:]: one integer of a record (see threadRecord). (Inlined: with
+// write constant, the test goes.)
+func recUvarint(w []byte, p int, h, x uint64, write bool) (int, uint64) {
+	if write {
+		p = heap.PutUvarint(w, p, x)
+	}
+	return p, heap.TermAdd(h, x)
+}
+
+// recVarint is recUvarint for a signed integer, written as a zig-zag
+// varint and folded as its 64 bits.
+func recVarint(w []byte, p int, h uint64, x int64, write bool) (int, uint64) {
+	if write {
+		p = heap.PutVarint(w, p, x)
+	}
+	return p, heap.TermAdd(h, uint64(x))
+}
+
+// recByte is recUvarint for an integer written as a single byte.
+func recByte(w []byte, p int, h uint64, x byte, write bool) (int, uint64) {
+	if write {
+		w[p] = x
+		p++
+	}
+	return p, heap.TermAdd(h, uint64(x))
 }
 
 // checkEncoded checks the incremental encoding just made (see Tuning.CheckEncoding):
