@@ -40,4 +40,4 @@ import "mcvm/heap"
 // Fingerprint returns the fingerprint of the state as it was last encoded
 // (Encode, EncodeSplit), which must be the current state: the key of the
 // visited set and the FP maps of search-carrying code.
-func (m *Machine) Fingerprint() uint64 { return heap.Mix(m.inc.lastSum) }
+func (m *Machine) Fingerprint() uint64 { return heap.Mix(m.enc.inc.lastSum) }

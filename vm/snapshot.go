@@ -142,7 +142,7 @@ func (m *Machine) SaveDelta(s, parent *Snapshot) {
 // its state (a full snapshot's need not, see rollback). It reports
 // whether it applied; otherwise it has written nothing.
 func (m *Machine) diffLogged(parent *Snapshot, u *undo) bool {
-	in, h, sh := &m.inc, &m.S.Heap, &m.shadow.heap
+	in, h, sh := &m.enc.inc, &m.S.Heap, &m.shadow.heap
 	if !parent.undo.delta || !in.loggedSince(parent) || !m.shapedAs(&m.shadow) {
 		return false
 	}
@@ -387,7 +387,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	if live != n {
 		st.Threads = append(st.Threads[:0], m.pool[:n]...)
 	}
-	if in := &m.inc; logged && live == n && !in.all {
+	if in := &m.enc.inc; logged && live == n && !in.all {
 		// The state came from s by transitions whose threads the
 		// incremental encoder listed (see Machine.stamp): the list was
 		// emptied when the state was s's.
@@ -437,7 +437,7 @@ func (m *Machine) checkRestored(s *Snapshot, src *fullCopy) {
 // Tuning.CheckEncoding it checks the state as Restore does
 // (checkRestored).
 func (m *Machine) restoreBase(s *Snapshot) bool {
-	in := &m.inc
+	in := &m.enc.inc
 	if !in.loggedSince(s) || in.all {
 		return false
 	}
@@ -505,7 +505,7 @@ func copyLogged(h, sh *heap.Heap, log []heap.Ref) bool {
 // search, where copying the whole heap was 5% of the time on
 // philosophers N = 8). It reports whether it did.
 func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
-	in, h, sh := &m.inc, &m.S.Heap, &src.heap
+	in, h, sh := &m.enc.inc, &m.S.Heap, &src.heap
 	if !in.loggedSince(s) || !m.shapedAs(src) {
 		return false
 	}

@@ -411,7 +411,7 @@ func (m *Machine) bestOrder(perm []int32, tries int) {
 			}
 		}
 	}
-	m.canon.SetOwners(nil)
+	m.enc.canon.SetOwners(nil)
 	m.symTry, m.symEnc[0], m.symEnc[1] = try, best, cur
 }
 
@@ -657,7 +657,7 @@ func (m *Machine) Twins(rep []int32) []int32 {
 		}
 		m.symTry[i-1], m.symTry[i] = int32(i), int32(i-1)
 		try, _ = m.encode(try[:0], nil, false, m.symTry, m.symTry, true) // a transposition is its own inverse
-		m.canon.SetOwners(nil)
+		m.enc.canon.SetOwners(nil)
 		if bytes.Equal(base, try) {
 			rep[i] = rep[i-1]
 		}
