@@ -218,6 +218,30 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 	// A thread changed after this encoding has a stamp above every stamp
 	// the encoding saw (see incEnc).
 	m.clock++
+	e := &m.enc
+	e.canonVer = m.version
+	in := &e.inc
+	if order == nil && in.ok && !e.noInc {
+		e.canon = &e.canons[in.bc]
+		if out, ok := e.encodeInc(b, full); ok {
+			in.lastVer = m.version
+			in.hits++
+			n := len(cuts)
+			if split {
+				cuts = in.cuts(cuts, len(b))
+			}
+			if e.check {
+				m.checkEncoded(out[len(b):], full, cuts[n:], split, len(b))
+			}
+			return out, cuts
+		}
+		base := len(b)
+		b = e.encodeOther(b, m.version)
+		if split {
+			cuts = in.wholeCuts(cuts, base)
+		}
+		return b, cuts
+	}
 	var threads []*Thread
 	if order != nil {
 		m.symOrd = m.symOrd[:0]
@@ -226,37 +250,14 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 		}
 		threads = m.symOrd
 	}
-	n := len(cuts)
-	out, cuts, inc := m.enc.encode(b, cuts, split, threads, inv, full, m.version)
-	if inc && m.enc.check {
-		m.checkEncoded(out[len(b):], full, cuts[n:], split, len(b))
-	}
-	return out, cuts
+	return e.encodeBase(b, cuts, split, threads, inv, m.version)
 }
 
-// encode is Machine.encode for the state at version ver, with the threads
-// in the order of threads if it is not nil (renamed, inv as there). It
-// reports whether the encoding was incremental.
-func (e *encoder) encode(b []byte, cuts []int32, split bool, threads []*Thread, inv []int32, full bool, ver uint64) ([]byte, []int32, bool) {
-	e.canonVer = ver
+// encodeBase is encode's whole encoding of the state at version ver,
+// with the threads in the order of threads if it is not nil (renamed,
+// inv as encode's); otherwise the state becomes the base (unless noInc).
+func (e *encoder) encodeBase(b []byte, cuts []int32, split bool, threads []*Thread, inv []int32, ver uint64) ([]byte, []int32) {
 	in := &e.inc
-	if threads == nil && in.ok && !e.noInc {
-		e.canon = &e.canons[in.bc]
-		if out, ok := e.encodeInc(b, full); ok {
-			in.lastVer = ver
-			in.hits++
-			if split {
-				cuts = in.cuts(cuts, len(b))
-			}
-			return out, cuts, true
-		}
-		base := len(b)
-		b = e.encodeOther(b, ver)
-		if split {
-			cuts = in.wholeCuts(cuts, base)
-		}
-		return b, cuts, false
-	}
 	e.canon = &e.canons[in.bc]
 	in.ok = false
 	// The fingerprint and a split encoding's cuts need the starts of the
@@ -274,7 +275,7 @@ func (e *encoder) encode(b []byte, cuts []int32, split bool, threads []*Thread, 
 	if rec && !e.noInc {
 		e.recordInc(b[base:], ver)
 	}
-	return b, cuts, false
+	return b, cuts
 }
 
 // encodeWhole appends the encoding of the whole state to b, numbering
