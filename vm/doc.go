@@ -14,9 +14,13 @@
 //	machine.go      loading and decoding, Enabled, Step, faults, invariants
 //	dispatch.go     the switch from opcode to executor
 //	exec_*.go       the executors by family; exec_except.go the two passes of throw
-//	state.go        State, Thread, Frame, Pending; Encode, Decode and their grammar
+//	state.go        State, Thread, Frame, Pending; Encode, Decode and their grammar;
+//	                the thread record's layout, once for writing and hashing
+//	encoder.go      encoder, the canonical encoder the machine holds: its
+//	                numbering, incremental base and collectors, with a read-only
+//	                view of the state and the program's tables
 //	fingerprint.go  the fingerprint as a sum of component terms
-//	encinc.go       incremental encoding against a base; EncodeFingerprint
+//	encinc.go       incremental encoding against a base, the write log; EncodeFingerprint
 //	records.go      raw records; keptahead.go kept transitions (StepAhead)
 //	snapshot.go     Save, SaveDelta, Restore: full and reverse-delta snapshots
 //	gc.go           CollectGarbage: mark-and-sweep, the memoised collector

@@ -61,7 +61,7 @@ type incEnc struct {
 	// philosophers: 11% fewer with --hash-compact).
 	lastFirst bool
 	ok        bool    // the fields below describe the base, and the log is complete
-	bc        int     // the base's numbering is Machine.canons[bc]
+	bc        int     // the base's numbering is encoder.canons[bc]
 	bytes     bool    // enc and start describe the base (see promote)
 	enc       []byte  // the base's encoding
 	start     []int32 // per component, where its record begins in enc; then len(enc)
@@ -147,7 +147,7 @@ const (
 	lastBase    = iota // the base's (as it was recorded)
 	lastInc            // incremental, with the base's numbering
 	lastIncFP          // incremental, fingerprint only: the dirty components' terms were computed, the encoding not written
-	lastWhole          // whole, with the other numbering (Machine.canons[1-bc])
+	lastWhole          // whole, with the other numbering (encoder.canons[1-bc])
 	lastCutFP          // as lastIncFP, with the base's numbering cut short after truncTo-1 objects (see fingerprintDirty)
 	lastWholeFP        // as lastWhole, fingerprint only: the terms were computed, the encoding not written (see foldOther)
 )
@@ -164,7 +164,7 @@ const logMax = 1024
 
 // wrote logs a write to a slot or the monitor of object r.
 func (m *Machine) wrote(r heap.Ref) {
-	in := &m.inc
+	in := &m.enc.inc
 	if !in.ok {
 		return
 	}
@@ -180,14 +180,14 @@ func (m *Machine) wrote(r heap.Ref) {
 }
 
 // wroteStatic logs a write to a static.
-func (m *Machine) wroteStatic() { m.inc.statics = true }
+func (m *Machine) wroteStatic() { m.enc.inc.statics = true }
 
 // allocatedInc notes an allocation: the next encoding is whole.
-func (m *Machine) allocatedInc() { m.inc.whole = true }
+func (m *Machine) allocatedInc() { m.enc.inc.whole = true }
 
 // replaced notes a state replaced other than by a transition or a
 // snapshot: there is no base.
-func (m *Machine) replaced() { m.inc.ok = false }
+func (m *Machine) replaced() { m.enc.inc.ok = false }
 
 // clearLog empties the write log and the list of threads stamped: the
 // state is the base.
@@ -208,7 +208,7 @@ const touchedMax = 16
 // every thread's stamp. Every change to a thread goes through stamp.
 func (m *Machine) stamp(t *Thread) {
 	t.stamp = m.clock
-	in := &m.inc
+	in := &m.enc.inc
 	n := in.nTouch
 	if n > 0 && in.touched[n-1] == t.ID {
 		return
@@ -226,36 +226,36 @@ func (m *Machine) stampAll() {
 	for _, t := range m.S.Threads {
 		t.stamp = m.clock
 	}
-	m.inc.all = true
+	m.enc.inc.all = true
 }
 
 // recordInc makes the state just encoded whole with the base's numbering
-// (Machine.canons[bc]) the base: enc, whose starts and befores
+// (encoder.canons[bc]) the base: enc, whose starts and befores
 // encodeWhole recorded. It takes the threads' stamps and empties the log.
-func (m *Machine) recordInc(enc []byte) {
-	in := &m.inc
+func (e *encoder) recordInc(enc []byte, ver uint64) {
+	in := &e.inc
 	in.enc = append(in.enc[:0], enc...)
 	in.start, in.wstart = in.wstart, in.start
-	m.recordBase(true)
+	e.recordBase(true, ver)
 }
 
 // recordFP makes the state just folded whole with the base's numbering
 // (foldWhole) the base, which keeps no bytes (as after promote of an
 // incremental fingerprint).
-func (m *Machine) recordFP() { m.recordBase(false) }
+func (e *encoder) recordFP(ver uint64) { e.recordBase(false, ver) }
 
 // recordBase ends recordInc and recordFP: the befores, terms and sum
 // of the whole encoding become the base's, which keeps bytes if bytes.
-func (m *Machine) recordBase(bytes bool) {
-	in := &m.inc
+func (e *encoder) recordBase(bytes bool, ver uint64) {
+	in := &e.inc
 	in.before, in.wbefore = in.wbefore, in.before
 	in.terms, in.wterms = in.wterms, in.terms
 	in.sum = in.wsum
 	in.stamps = in.stamps[:0]
-	for _, t := range m.S.Threads {
+	for _, t := range e.st.Threads {
 		in.stamps = append(in.stamps, t.stamp)
 	}
-	in.nobjs = len(m.S.Heap.Objs)
+	in.nobjs = len(e.st.Heap.Objs)
 	in.gen++
 	in.stashRoom()
 	n := len(in.terms)
@@ -263,13 +263,14 @@ func (m *Machine) recordBase(bytes bool) {
 	clear(in.marked)
 	in.dirty, in.manyDirty = in.dirty[:0], false
 	in.clearLog()
-	in.ok, in.bytes, in.lastKind, in.lastVer, in.snap = true, bytes, lastBase, m.version, nil
+	in.ok, in.bytes, in.lastKind, in.lastVer, in.snap = true, bytes, lastBase, ver, nil
 }
 
 // saved is called by Save with the snapshot it saved: if the state was
 // encoded last, it becomes the base.
 func (m *Machine) saved(s *Snapshot) {
-	in := &m.inc
+	e := &m.enc
+	in := &e.inc
 	s.encBack.gen = 0
 	if !in.ok || in.lastVer != m.version {
 		return
@@ -277,16 +278,16 @@ func (m *Machine) saved(s *Snapshot) {
 	switch in.lastKind {
 	case lastInc, lastIncFP:
 		if in.snap != nil {
-			m.keepBack(&s.encBack)
+			in.keepBack(&s.encBack)
 		}
-		m.promote()
+		e.promote()
 	case lastWhole:
 		// Written with the other numbering, which becomes the base's.
 		in.bc = 1 - in.bc
-		m.recordInc(in.last)
+		e.recordInc(in.last, m.version)
 	case lastWholeFP:
 		in.bc = 1 - in.bc
-		m.recordFP()
+		e.recordFP(m.version)
 	case lastCutFP:
 		// A numbering cut short is the base's no longer: the state is
 		// written whole to be the base (rare: the main thread's return
@@ -339,7 +340,7 @@ func (in *incEnc) restoredBase(s *Snapshot) bool {
 // state the base at once; below, only when it is restored a second time
 // (the first successor is then written whole).
 func (m *Machine) restored(s *Snapshot) {
-	in := &m.inc
+	in := &m.enc.inc
 	if in.restoredBase(s) || !in.ok {
 		return
 	}
@@ -348,7 +349,7 @@ func (m *Machine) restored(s *Snapshot) {
 		if b.gen == 0 || b.gen != in.gen || b.parent.clock != b.parentClock {
 			break
 		}
-		m.rollBack(b)
+		m.enc.rollBack(b, m.version)
 		if in.isBase(s) {
 			in.clearLog()
 			return
@@ -374,8 +375,7 @@ func (m *Machine) restored(s *Snapshot) {
 
 // keepBack keeps in b what rollBack needs to turn the last encoding,
 // incremental, back into the base's, which is its parent's.
-func (m *Machine) keepBack(b *encBack) {
-	in := &m.inc
+func (in *incEnc) keepBack(b *encBack) {
 	b.parent, b.parentClock, b.gen = in.snap, in.snapClock, in.gen
 	form := byte(backRecords)
 	if in.lastKind == lastIncFP {
@@ -414,16 +414,16 @@ func backUvarint(data []byte, p int) (uint64, int) {
 // more threads than the machine holds) are never read. (Kept in b as
 // uvarints, the stamps and their decoding were 1.4% of the instructions
 // of philo N = 7 with --hash-compact.)
-func (m *Machine) rollBack(b *encBack) {
-	in := &m.inc
+func (e *encoder) rollBack(b *encBack, ver uint64) {
+	in := &e.inc
 	in.untouch()
 	data := b.data[1:]
 	if b.data[0] == backTerms {
 		for p := 0; p < len(data); {
 			k, n := backUvarint(data, p)
 			p += n
-			if i := in.threadOf(int32(k)); i >= 0 && i < len(m.S.Threads) {
-				in.stamps[i] = m.S.Threads[i].stamp
+			if i := in.threadOf(int32(k)); i >= 0 && i < len(e.st.Threads) {
+				in.stamps[i] = e.st.Threads[i].stamp
 			}
 			t := binary.LittleEndian.Uint64(data[p:])
 			p += 8
@@ -440,8 +440,8 @@ func (m *Machine) rollBack(b *encBack) {
 			k, n := backUvarint(data, p)
 			p += n
 			c := int32(k)
-			if i := in.threadOf(c); i >= 0 && i < len(m.S.Threads) {
-				in.stamps[i] = m.S.Threads[i].stamp
+			if i := in.threadOf(c); i >= 0 && i < len(e.st.Threads) {
+				in.stamps[i] = e.st.Threads[i].stamp
 			}
 			t := binary.LittleEndian.Uint64(data[p:])
 			p += 8
@@ -468,7 +468,7 @@ func (m *Machine) rollBack(b *encBack) {
 		}
 	}
 	in.snap, in.snapClock = b.parent, b.parentClock
-	in.lastKind, in.lastVer = lastBase, m.version
+	in.lastKind, in.lastVer = lastBase, ver
 	in.lastSum = in.sum
 	in.rolls++
 }
@@ -479,8 +479,8 @@ func (m *Machine) rollBack(b *encBack) {
 // fingerprints need, and a search that keeps fingerprints only (hash
 // compaction, bitstate hashing) asks for no encoding; one that is asked
 // for is then written whole (see encode).
-func (m *Machine) promote() {
-	in := &m.inc
+func (e *encoder) promote() {
+	in := &e.inc
 	if in.lastKind == lastIncFP {
 		in.bytes = false
 	} else {
@@ -492,7 +492,7 @@ func (m *Machine) promote() {
 	}
 	for i, k := range in.dirty {
 		if i := in.threadOf(k); i >= 0 {
-			in.stamps[i] = m.S.Threads[i].stamp
+			in.stamps[i] = e.st.Threads[i].stamp
 		}
 		in.terms[k] = in.newTerms[i]
 	}
@@ -627,9 +627,10 @@ func (in *incEnc) wholeCuts(cuts []int32, base int) []int32 {
 // cannot (see incEnc; or, if full, the base keeps no bytes); the caller
 // then encodes the whole state, which becomes the base. Unless full, it
 // appends only the records of the components that changed, enough for
-// the fingerprint.
-func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
-	in, s, c := &m.inc, &m.S, m.canon
+// the fingerprint. The caller sets the last encoding's version (lastVer)
+// when it reports true.
+func (e *encoder) encodeInc(b []byte, full bool) ([]byte, bool) {
+	in, s, c := &e.inc, e.st, e.canon
 	// Objects are added only by allocations, which make in.whole; the
 	// length is checked as well, since the numbering has room for the
 	// objects of the base's heap only.
@@ -664,16 +665,12 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 		}
 	}
 	if !full {
-		ok := m.fingerprintDirty()
-		if ok {
-			in.lastVer = m.version
-		}
-		return b, ok
+		return b, e.fingerprintDirty()
 	}
-	out, ok := m.rewrite(b)
+	out, ok := e.rewrite(b)
 	if ok {
 		in.last = append(in.last[:0], out[len(b):]...)
-		in.lastVer, in.lastKind = m.version, lastInc
+		in.lastKind = lastInc
 	}
 	return out, ok
 }
@@ -698,8 +695,8 @@ func (m *Machine) encodeInc(b []byte, full bool) ([]byte, bool) {
 // base's cut short, and its components are the base's without the
 // objects' let go of (kind lastCutFP). So the main thread's return,
 // which drops the objects only it referred to, is not a whole encoding.
-func (m *Machine) fingerprintDirty() bool {
-	in, s, c := &m.inc, &m.S, m.canon
+func (e *encoder) fingerprintDirty() bool {
+	in, s, c := &e.inc, e.st, e.canon
 	h := &s.Heap
 	nt := int32(len(s.Threads))
 	sum := in.sum
@@ -710,7 +707,7 @@ func (m *Machine) fingerprintDirty() bool {
 		switch {
 		case k == 0:
 			c.Verify(int(in.before[k]))
-			t = m.staticsTerm()
+			t = e.staticsTerm()
 		case k <= nt:
 			i := in.thread(k, nt)
 			th := s.Threads[i]
@@ -718,7 +715,7 @@ func (m *Machine) fingerprintDirty() bool {
 				return false
 			}
 			c.Verify(int(in.before[k]))
-			t = m.threadTerm(int(k), th, nil)
+			t = e.threadTerm(int(k), th, nil)
 		default:
 			if c.Object(h, int(k)).Kind == heap.KindFree {
 				// Freed since it was numbered: one of the objects a
@@ -728,7 +725,7 @@ func (m *Machine) fingerprintDirty() bool {
 				return false
 			}
 			c.Verify(int(in.before[k]))
-			t = c.ObjectTerm(h, m.layout, int(k))
+			t = c.ObjectTerm(h, e.layout, int(k))
 		}
 		after := int(in.before[k+1])
 		reached, ok := c.VerifiedPrefix(after)
@@ -753,7 +750,7 @@ func (m *Machine) fingerprintDirty() bool {
 				return false
 			}
 		}
-		if c.RefersPast(h, m.layout, int(nt), cut) {
+		if c.RefersPast(h, e.layout, int(nt), cut) {
 			return false
 		}
 		for k := cut + 1; k < len(in.terms); k++ {
@@ -762,7 +759,7 @@ func (m *Machine) fingerprintDirty() bool {
 		in.lastKind, in.truncTo = lastCutFP, cut+1
 		// The numbering reaches the objects let go of: it is not this
 		// state's mark for the collector.
-		m.canonVer = ^uint64(0)
+		e.canonVer = ^uint64(0)
 	}
 	in.lastSum = sum
 	return true
@@ -773,8 +770,8 @@ func (m *Machine) fingerprintDirty() bool {
 // reports false if the numbering changed. It sets the terms and the sum
 // of the fingerprint, and the records' old and new lengths.
 // (EncodeFingerprint's incremental encodings are fingerprintDirty's.)
-func (m *Machine) rewrite(b []byte) ([]byte, bool) {
-	in, s, c := &m.inc, &m.S, m.canon
+func (e *encoder) rewrite(b []byte) ([]byte, bool) {
+	in, s, c := &e.inc, e.st, e.canon
 	h := &s.Heap
 	d := in.dirty
 	in.oldLen, in.newLen, in.newTerms = in.oldLen[:0], in.newLen[:0], in.newTerms[:0]
@@ -793,7 +790,7 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 	for _, k := range d {
 		switch {
 		case k == 0:
-			need += m.staticsRoom()
+			need += e.staticsRoom()
 		case k <= nt:
 			i := in.thread(k, nt)
 			t := s.Threads[i]
@@ -818,11 +815,11 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 		var t uint64
 		switch {
 		case k == 0:
-			p, t = m.putStatics(w, p)
+			p, t = e.putStatics(w, p)
 		case k <= nt:
-			p, t = m.putThread(w, p, s.Threads[in.thread(k, nt)], nil, int(k))
+			p, t = e.putThread(w, p, s.Threads[in.thread(k, nt)], nil, int(k))
 		default:
-			p, t = c.PutObject(w, p, h, m.layout, int(k))
+			p, t = c.PutObject(w, p, h, e.layout, int(k))
 		}
 		if !c.Verified(int(in.before[k+1])) {
 			return b, false
@@ -844,7 +841,7 @@ func (m *Machine) rewrite(b []byte) ([]byte, bool) {
 // (see Tuning.CheckEncoding). It leaves the base, the log and the numbering (and
 // whether it is the state's mark, canonVer) as they were.
 func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base int) {
-	in := &m.inc
+	in := &m.enc.inc
 	saved := *in
 	saved.enc, saved.start, saved.before = slices.Clone(in.enc), slices.Clone(in.start), slices.Clone(in.before)
 	saved.stamps, saved.log, saved.marked = slices.Clone(in.stamps), slices.Clone(in.log), slices.Clone(in.marked)
@@ -852,11 +849,11 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	saved.oldLen, saved.newLen = slices.Clone(in.oldLen), slices.Clone(in.newLen)
 	saved.wstart, saved.wbefore = slices.Clone(in.wstart), slices.Clone(in.wbefore)
 	saved.terms, saved.wterms, saved.newTerms = slices.Clone(in.terms), slices.Clone(in.wterms), slices.Clone(in.newTerms)
-	c, cv := m.canon, m.canonVer
+	c, cv := m.enc.canon, m.enc.canonVer
 	ids, order := c.Save()
-	m.noInc = true
+	m.enc.noInc = true
 	full, fullCuts := m.encode(nil, nil, split, nil, nil, true)
-	m.noInc = false
+	m.enc.noInc = false
 	if enc != nil && !bytes.Equal(enc, full) {
 		panic(fmt.Sprintf("vm: incremental encoding\n%x\ndiffers from the whole\n%x", enc, full))
 	}
@@ -884,17 +881,17 @@ func (m *Machine) checkIncremental(enc []byte, cuts []int32, split bool, base in
 	}
 	*in = saved
 	in.stashRoom()
-	m.canon, m.canonVer = c, cv
+	m.enc.canon, m.enc.canonVer = c, cv
 	c.Load(ids, order)
 }
 
 // checkFolded panics if the befores, terms or sum foldWhole just set
 // differ from those encodeWhole sets for the state (see Tuning.CheckEncoding); it
 // leaves them, and the numbering, as foldWhole did.
-func (m *Machine) checkFolded() {
-	in := &m.inc
+func (e *encoder) checkFolded() {
+	in := &e.inc
 	before, terms, sum := slices.Clone(in.wbefore), slices.Clone(in.wterms), in.wsum
-	m.encodeWhole(nil, nil, nil, true)
+	e.encodeWhole(nil, nil, nil, true)
 	if !slices.Equal(before, in.wbefore) || !slices.Equal(terms, in.wterms) || sum != in.wsum {
 		panic(fmt.Sprintf("vm: a state folded whole (befores %v, terms %x) differs from its whole encoding (befores %v, terms %x)", before, terms, in.wbefore, in.wterms))
 	}
@@ -929,7 +926,7 @@ var _ [dirtyScan - 1 - stashMax]struct{}
 // lookahead executes a new state's transition a second time, and need not
 // encode it again. The encoder is left as it was.
 func (m *Machine) StashFingerprint(st *FPStash) {
-	in := &m.inc
+	in := &m.enc.inc
 	n := len(in.dirty)
 	st.ok = in.ok && in.lastKind == lastIncFP && in.lastVer == m.version && n <= stashMax
 	if !st.ok {
@@ -963,7 +960,7 @@ func (in *incEnc) stashRoom() {
 // holds nothing), it reports false and does nothing. With Tuning.CheckEncoding it
 // encodes the state and compares.
 func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
-	in := &m.inc
+	in := &m.enc.inc
 	if !st.ok || !in.ok || in.gen != st.gen || in.snap != st.snap || in.snapClock != st.snapClock || in.snap == nil {
 		return 0, false
 	}
@@ -976,8 +973,8 @@ func (m *Machine) UnstashFingerprint(st *FPStash) (uint64, bool) {
 		return fp, true
 	}
 	m.clock++ // (as encode: see incEnc)
-	m.canonVer = m.version
-	m.canon = &m.canons[in.bc]
+	m.enc.canonVer = m.version
+	m.enc.canon = &m.enc.canons[in.bc]
 	in.untouch()
 	// (Fewer than dirtyScan: no marks. The arrays whole, as stashed.)
 	in.dirty, in.newTerms = in.dirty[:stashMax], in.newTerms[:stashMax]

@@ -13,7 +13,7 @@ import (
 // distance from the roots (roots 1), every free object's is infinite, and
 // each object's predecessor bag holds one edge per reference to it.
 func (m *Machine) GCCheck() string {
-	g := &m.memo
+	g := &m.enc.memo
 	h := &m.S.Heap
 	if !slices.Equal(g.objs, h.Objs) || !slices.Equal(g.data, h.Data) {
 		return "the memo is not the heap"
@@ -24,7 +24,7 @@ func (m *Machine) GCCheck() string {
 		want[i] = inf
 	}
 	var queue []int32
-	for _, i := range m.roots(nil) {
+	for _, i := range m.enc.roots(nil) {
 		if want[i] != 1 {
 			want[i] = 1
 			queue = append(queue, i)
@@ -84,7 +84,10 @@ func (m *Machine) LiveObjects() int {
 
 // SetTuning changes m's Tuning (tests set it on machines made by
 // helpers).
-func (m *Machine) SetTuning(t Tuning) { m.opts.Tuning = t }
+func (m *Machine) SetTuning(t Tuning) {
+	m.opts.Tuning = t
+	m.enc.check = t.CheckEncoding
+}
 
 // CheckingEncoding reports whether MCVM_CHECK_ENCODING=1 is set: vm's
 // tests then check every encoding of every machine their helpers make
@@ -92,11 +95,11 @@ func (m *Machine) SetTuning(t Tuning) { m.opts.Tuning = t }
 func CheckingEncoding() bool { return os.Getenv("MCVM_CHECK_ENCODING") == "1" }
 
 // IncrementalEncodings returns how many of m's encodings were incremental.
-func (m *Machine) IncrementalEncodings() uint64 { return m.inc.hits }
+func (m *Machine) IncrementalEncodings() uint64 { return m.enc.inc.hits }
 
 // RolledBack returns how many levels m's incremental encoder rolled its
 // base back when backtracking.
-func (m *Machine) RolledBack() uint64 { return m.inc.rolls }
+func (m *Machine) RolledBack() uint64 { return m.enc.inc.rolls }
 
 // PokeSlot writes slot i of object r without logging the write, as an
 // executor that forgot to would (for the test that the check finds it).
@@ -123,4 +126,4 @@ func (m *Machine) CopiesHeld(snaps []*Snapshot) (held, listed int64) {
 }
 
 // KeptSteps returns how many fingerprints StepAhead took kept.
-func (m *Machine) KeptSteps() uint64 { return m.inc.keptSteps }
+func (m *Machine) KeptSteps() uint64 { return m.enc.inc.keptSteps }

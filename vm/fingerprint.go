@@ -21,8 +21,10 @@ import "mcvm/heap"
 // putThread, heap.Canon.PutObject) or, where no record is wanted (a
 // fingerprint alone, fingerprintDirty), from the values the record would
 // hold (staticsTerm, threadTerm, heap.Canon.ObjectTerm) with the
-// numbering it would be written with; the two must agree, which
-// Tuning.CheckEncoding checks on every state (checkIncremental).
+// numbering it would be written with. The two must agree: for the
+// statics block and threads one definition of the layout serves both
+// (staticsRecord, threadRecord); Tuning.CheckEncoding checks them all on
+// every state (checkIncremental).
 // Nothing in it depends on how or in which order the states were found
 // (pool indices, state ids, the search), so fingerprints are the same in
 // every run, search order and store, and on every machine.
@@ -38,4 +40,4 @@ import "mcvm/heap"
 // Fingerprint returns the fingerprint of the state as it was last encoded
 // (Encode, EncodeSplit), which must be the current state: the key of the
 // visited set and the FP maps of search-carrying code.
-func (m *Machine) Fingerprint() uint64 { return heap.Mix(m.inc.lastSum) }
+func (m *Machine) Fingerprint() uint64 { return heap.Mix(m.enc.inc.lastSum) }

@@ -62,40 +62,42 @@ func ParseGC(s string) (GC, bool) {
 // reachable object, so the canonical encoding, the fingerprint and what
 // any analysis says of the state are unchanged.
 func (m *Machine) CollectGarbage() int {
-	freed := m.collectGarbage()
+	freed := m.enc.collect(m.opts.GC, m.version)
 	if freed > 0 {
 		// A freed object's monitor is free: HoldsMonitor looks again.
 		m.esc.forgetHolds()
-		m.inc.freed = true
+		m.enc.inc.freed = true
 	}
 	return freed
 }
 
-func (m *Machine) collectGarbage() int {
-	switch m.opts.GC {
+// collect is CollectGarbage with collector gc, of the state at version
+// ver.
+func (e *encoder) collect(gc GC, ver uint64) int {
+	switch gc {
 	case GCMemoised:
-		return m.memo.collect(m)
+		return e.memo.collect(e)
 	case GCNone:
 		return 0
 	}
-	h := &m.S.Heap
+	h := &e.st.Heap
 	freed := 0
-	if m.canonVer == m.version {
+	if e.canonVer == ver {
 		// The canonical traversal of the state was its mark.
-		if m.canon.Live() == len(h.Objs)-h.FreeObjects() {
+		if e.canon.Live() == len(h.Objs)-h.FreeObjects() {
 			return 0 // every object not free was reached
 		}
 		for i := range h.Objs {
-			if r := heap.Ref(i + 1); !m.canon.Reached(r) && h.Objs[i].Kind != heap.KindFree {
+			if r := heap.Ref(i + 1); !e.canon.Reached(r) && h.Objs[i].Kind != heap.KindFree {
 				h.Free(r)
 				freed++
 			}
 		}
 		return freed
 	}
-	m.markLive()
+	e.markLive()
 	for i := range h.Objs {
-		if m.gcMark[i] != m.gcEpoch && h.Objs[i].Kind != heap.KindFree {
+		if e.gcMark[i] != e.gcEpoch && h.Objs[i].Kind != heap.KindFree {
 			h.Free(heap.Ref(i + 1))
 			freed++
 		}
@@ -106,42 +108,42 @@ func (m *Machine) collectGarbage() int {
 // markLive marks the objects the roots reach (gcMark[i] == gcEpoch for
 // object i), depth first: mark-and-sweep's own mark, for a state not
 // encoded since it last changed.
-func (m *Machine) markLive() {
-	h := &m.S.Heap
-	m.gcEpoch++
-	for len(m.gcMark) < len(h.Objs) {
-		m.gcMark = append(m.gcMark, 0)
+func (e *encoder) markLive() {
+	h := &e.st.Heap
+	e.gcEpoch++
+	for len(e.gcMark) < len(h.Objs) {
+		e.gcMark = append(e.gcMark, 0)
 	}
-	st := m.gcStack[:0]
+	st := e.gcStack[:0]
 	visit := func(i int32) {
-		if m.gcMark[i] != m.gcEpoch {
-			m.gcMark[i] = m.gcEpoch
+		if e.gcMark[i] != e.gcEpoch {
+			e.gcMark[i] = e.gcEpoch
 			st = append(st, i)
 		}
 	}
-	m.gcRoots = m.roots(m.gcRoots[:0])
-	for _, i := range m.gcRoots {
+	e.gcRoots = e.roots(e.gcRoots[:0])
+	for _, i := range e.gcRoots {
 		visit(i)
 	}
 	for len(st) > 0 {
 		i := st[len(st)-1]
 		st = st[:len(st)-1]
 		o := &h.Objs[i]
-		refsOf(m.refSlots, o, h.Data[o.Off:o.Off+o.Len], visit)
+		refsOf(e.refSlots, o, h.Data[o.Off:o.Off+o.Len], visit)
 	}
-	m.gcStack = st[:0]
+	e.gcStack = st[:0]
 }
 
 // roots appends to b the object index (Ref-1) of each root of the state,
 // as Encode numbers them: the Thread objects, the reference statics, and
 // per thread the object it waits on, its frames' locks and reference
 // values, and its pending exceptions. A root may appear more than once.
-func (m *Machine) roots(b []int32) []int32 {
-	s := &m.S
+func (e *encoder) roots(b []int32) []int32 {
+	s := e.st
 	for _, t := range s.Threads {
 		b = append(b, int32(t.Obj-1))
 	}
-	for _, i := range m.refStatics {
+	for _, i := range e.refStatics {
 		if r := heap.Ref(s.Statics[i]); r != heap.Null {
 			b = append(b, int32(r-1))
 		}
@@ -151,7 +153,7 @@ func (m *Machine) roots(b []int32) []int32 {
 			b = append(b, int32(t.WaitObj-1))
 		}
 		for fi := range t.Frames {
-			if f := &t.Frames[fi]; m.syncMethod[f.Method] && f.Lock != heap.Null {
+			if f := &t.Frames[fi]; e.syncMethod[f.Method] && f.Lock != heap.Null {
 				b = append(b, int32(f.Lock-1))
 			}
 		}
@@ -375,9 +377,9 @@ func structural(a, b *heap.Object) bool {
 }
 
 // collect is CollectGarbage with the memoised collector.
-func (g *memoGC) collect(m *Machine) int {
-	h := &m.S.Heap
-	rs := m.refSlots
+func (g *memoGC) collect(enc *encoder) int {
+	h := &enc.st.Heap
+	rs := enc.refSlots
 	g.epoch++
 	nAct, nOld := len(h.Objs), len(g.objs)
 	g.grow(max(nAct, nOld))
@@ -433,7 +435,7 @@ func (g *memoGC) collect(m *Machine) int {
 				continue
 			}
 			o := &g.objs[i]
-			if o.Kind == heap.KindFree || !isRefSlot(m.layout, o, d-int(o.Off)) {
+			if o.Kind == heap.KindFree || !isRefSlot(enc.layout, o, d-int(o.Off)) {
 				continue
 			}
 			if old != 0 {
@@ -491,9 +493,9 @@ func (g *memoGC) collect(m *Machine) int {
 	}
 
 	// Roots: those that stopped or started being one.
-	m.gcRoots = m.roots(m.gcRoots[:0])
+	enc.gcRoots = enc.roots(enc.gcRoots[:0])
 	g.newRoots = g.newRoots[:0]
-	for _, i := range m.gcRoots {
+	for _, i := range enc.gcRoots {
 		if g.rootMark[i] != g.epoch {
 			g.rootMark[i] = g.epoch
 			g.newRoots = append(g.newRoots, i)

@@ -203,7 +203,7 @@ func (in *incEnc) atBase(nt int) bool {
 // moved is false, and the machine holds the state it held. st is left as
 // StashFingerprint would leave it after executing tr.
 func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fault, moved bool) {
-	in := &m.inc
+	in := &m.enc.inc
 	var c *threadCopy // the base's copy of tr's thread, if tr may be kept
 	// (A record too large to be kept is not looked for: tested first, it
 	// saves MolDyn's searches the rest.)
@@ -239,7 +239,7 @@ func (m *Machine) StepAhead(tr Trans, st *FPStash) (fp uint64, instr int, f *Fau
 // keptFor returns the transition kept for tr from the base, whose copy of
 // tr's thread t is c, if there is one and it holds (nil if not).
 func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
-	in := &m.inc
+	in := &m.enc.inc
 	i := int(tr.Thread) * keptWays
 	if n := len(t.Frames); n > 0 {
 		i += keptWay(t.Frames[n-1].PC, tr.Choice)
@@ -275,7 +275,7 @@ func (m *Machine) keptFor(tr Trans, t *Thread, c *threadCopy) *keptTrans {
 // copy of its thread is c and encoded incrementally into st, did, if it
 // is bound to do it again from an equal state (see keptTrans).
 func (m *Machine) keepTrans(tr Trans, c *threadCopy, st *FPStash) {
-	in := &m.inc
+	in := &m.enc.inc
 	nf, ns := int(c.nFrames), int(c.nStack)
 	if c.Status != StatusRunnable || nf == 0 || len(c.vals) != nf+ns || nf+ns > memoVals || in.all || in.statics || in.whole || in.freed ||
 		in.nTouch != 1 || in.touched[0] != tr.Thread || len(in.log) > 2*keptObjs {
@@ -315,7 +315,7 @@ next:
 		if n == keptObjs || r < 1 || int(r) > len(sh.Objs) || int(r) > len(h.Objs) {
 			return
 		}
-		if id := m.canon.ID(r); id >= 1 && int(id) <= nt {
+		if id := m.enc.canon.ID(r); id >= 1 && int(id) <= nt {
 			return // a Thread object
 		}
 		if !e.keepObj(n, r, sh) {
@@ -366,7 +366,7 @@ func (e *keptTrans) keepObj(n int32, r heap.Ref, sh *heap.Heap) bool {
 // (see Tuning.CheckEncoding): it executes tr, encodes the state reached and compares,
 // then restores the base.
 func (m *Machine) checkKept(tr Trans, fp uint64, instr int) {
-	s, inv := m.inc.snap, m.invDirty
+	s, inv := m.enc.inc.snap, m.invDirty
 	if f := m.Step(tr); f != nil {
 		panic(fmt.Sprintf("vm: a transition kept faults when executed: %v", f.Msg))
 	}

@@ -145,9 +145,10 @@ type Machine struct {
 	nclasses   int
 	staticRef  []bool
 	refStatics []int
-	syncVirt   []bool   // per method: some override reachable by invokevirtual is synchronized
-	syncMethod []bool   // per method: synchronized
-	rethrows   [][]bool // per method, per handler: a catch or filter handler block holding a rethrow
+	syncVirt   []bool    // per method: some override reachable by invokevirtual is synchronized
+	syncMethod []bool    // per method: synchronized
+	refSlots   [][]int32 // per class: its reference slots
+	rethrows   [][]bool  // per method, per handler: a catch or filter handler block holding a rethrow
 	// With Options.DeadLocals, per method (nil: every local live), per
 	// instruction: the locals live before it and after it (initDead).
 	liveIn, liveOut [][]uint64
@@ -157,12 +158,7 @@ type Machine struct {
 	// clock orders changes to threads and snapshots: a thread whose stamp
 	// is at least a snapshot's clock may differ from its copy there.
 	clock uint64
-	// canon is the numbering of the last encoding: one of canons, the
-	// base's (incEnc.bc) or the other for a state written whole while the
-	// base is kept.
-	canon  *heap.Canon
-	canons [2]heap.Canon
-	snap   snapshots // the shadow and spares of snapshots (snapshot.go)
+	snap  snapshots // the shadow and spares of snapshots (snapshot.go)
 
 	fault    Fault
 	faulted  bool
@@ -177,20 +173,8 @@ type Machine struct {
 	// the transition goes on: true when a handler caught the exception.
 	resume bool
 
-	// canonVer is the version whose reachable objects canon has numbered
-	// (the last Encode's); the mark of CollectGarbage's mark-and-sweep.
-	canonVer uint64
-	// inc is what the last encoding was made from (see incEnc); noInc
-	// makes encode write whole states (checkIncremental, benchmarks).
-	inc      incEnc
-	noInc    bool
-	memo     memoGC
-	refSlots [][]int32 // per class: its reference slots
-	// markLive's marks (object i is live if gcMark[i] == gcEpoch) and stack.
-	gcMark  []uint32
-	gcEpoch uint32
-	gcStack []int32
-	gcRoots []int32 // scratch of the collectors: the roots
+	// enc encodes the state, fingerprints it and collects its garbage.
+	enc encoder
 
 	// version changes whenever the active state may have changed: what
 	// is computed from a state (escape analysis, the thread keys of
@@ -218,7 +202,6 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{prog: p, layout: heap.NewLayout(p), opts: opts, nclasses: len(p.Classes)}
-	m.canon = &m.canons[0]
 	nc := m.nclasses
 	m.sub = make([]bool, nc*nc)
 	for c := 0; c < nc; c++ {
@@ -245,7 +228,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	for mi := range p.Methods {
 		m.syncMethod[mi] = p.Methods[mi].Sync()
 	}
-	m.inc.lastFirst = !joins(p)
+	m.enc.init(m)
 	m.vtab = make([][]int32, len(p.Methods))
 	m.syncVirt = make([]bool, len(p.Methods))
 	for mi := range p.Methods {

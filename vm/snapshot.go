@@ -118,7 +118,7 @@ const maxKeeps = 256
 // SaveDelta is Save keeping the heap and statics as a reverse delta to
 // parent, which must not be nil (see Snapshot).
 func (m *Machine) SaveDelta(s, parent *Snapshot) {
-	m.snap.delta(s, parent, &m.S, &m.inc, m.opts.Tuning.CheckEncoding)
+	m.snap.delta(s, parent, &m.S, &m.enc.inc, m.opts.Tuning.CheckEncoding)
 	m.clock++
 	m.snap.saveThreads(s, parent, m.S.Threads, m.clock)
 	m.saved(s)
@@ -407,7 +407,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	if live != n {
 		st.Threads = append(st.Threads[:0], m.pool[:n]...)
 	}
-	if in := &m.inc; logged && live == n && !in.all {
+	if in := &m.enc.inc; logged && live == n && !in.all {
 		// The state came from s by transitions whose threads the
 		// incremental encoder listed (see Machine.stamp): the list was
 		// emptied when the state was s's.
@@ -457,7 +457,7 @@ func checkRestored(st *State, s *Snapshot, src *fullCopy) {
 // Tuning.CheckEncoding it checks the state as Restore does
 // (checkRestored).
 func (m *Machine) restoreBase(s *Snapshot) bool {
-	in := &m.inc
+	in := &m.enc.inc
 	if !in.loggedSince(s) || in.all {
 		return false
 	}
@@ -519,7 +519,7 @@ func copyLogged(h, sh *heap.Heap, log []heap.Ref) bool {
 // search, where copying the whole heap was 5% of the time on
 // philosophers N = 8). It reports whether it did.
 func (m *Machine) undoLogged(s *Snapshot, src *fullCopy) bool {
-	in, h, sh := &m.inc, &m.S.Heap, &src.heap
+	in, h, sh := &m.enc.inc, &m.S.Heap, &src.heap
 	if !in.loggedSince(s) || !shapedAs(&m.S, src) {
 		return false
 	}

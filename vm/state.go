@@ -4,6 +4,7 @@ package vm
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"mcvm/bytecode"
 	"mcvm/heap"
@@ -173,8 +174,9 @@ func (m *Machine) Encode(b []byte) []byte {
 // certifier, which need no encoding of a state visited before. Encode
 // after it writes the encoding of the same state.
 func (m *Machine) EncodeFingerprint() uint64 {
-	in := &m.inc
-	if !in.ok || m.noInc {
+	e := &m.enc
+	in := &e.inc
+	if !in.ok || e.noInc {
 		in.fpBuf, _ = m.encode(in.fpBuf[:0], nil, false, nil, nil, false)
 		return m.Fingerprint()
 	}
@@ -182,15 +184,16 @@ func (m *Machine) EncodeFingerprint() uint64 {
 	// keeping them was a fifth of what encode cost a transition), and
 	// with no bytes written if the state is folded whole (foldOther).
 	m.clock++
-	m.canonVer = m.version
-	m.canon = &m.canons[in.bc]
-	if _, ok := m.encodeInc(nil, false); ok {
+	e.canonVer = m.version
+	e.canon = &e.canons[in.bc]
+	if _, ok := e.encodeInc(nil, false); ok {
+		in.lastVer = m.version
 		in.hits++
-		if m.opts.Tuning.CheckEncoding {
+		if e.check {
 			m.checkEncoded(nil, false, nil, false, 0)
 		}
 	} else {
-		m.foldOther()
+		e.foldOther(m.version)
 	}
 	return heap.Mix(in.lastSum)
 }
@@ -215,66 +218,80 @@ func (m *Machine) encode(b []byte, cuts []int32, split bool, order, inv []int32,
 	// A thread changed after this encoding has a stamp above every stamp
 	// the encoding saw (see incEnc).
 	m.clock++
-	m.canonVer = m.version
-	in := &m.inc
-	if order == nil && in.ok && !m.noInc {
-		m.canon = &m.canons[in.bc]
-		if out, ok := m.encodeInc(b, full); ok {
+	e := &m.enc
+	e.canonVer = m.version
+	in := &e.inc
+	if order == nil && in.ok && !e.noInc {
+		e.canon = &e.canons[in.bc]
+		if out, ok := e.encodeInc(b, full); ok {
+			in.lastVer = m.version
 			in.hits++
 			n := len(cuts)
 			if split {
 				cuts = in.cuts(cuts, len(b))
 			}
-			if m.opts.Tuning.CheckEncoding {
+			if e.check {
 				m.checkEncoded(out[len(b):], full, cuts[n:], split, len(b))
 			}
 			return out, cuts
 		}
 		base := len(b)
-		b = m.encodeOther(b)
+		b = e.encodeOther(b, m.version)
 		if split {
 			cuts = in.wholeCuts(cuts, base)
 		}
 		return b, cuts
 	}
-	m.canon = &m.canons[in.bc]
+	var threads []*Thread
+	if order != nil {
+		m.symOrd = m.symOrd[:0]
+		for _, i := range order {
+			m.symOrd = append(m.symOrd, m.S.Threads[i])
+		}
+		threads = m.symOrd
+	}
+	return e.encodeBase(b, cuts, split, threads, inv, m.version)
+}
+
+// encodeBase is encode's whole encoding of the state at version ver,
+// with the threads in the order of threads if it is not nil (renamed,
+// inv as encode's); otherwise the state becomes the base (unless noInc).
+func (e *encoder) encodeBase(b []byte, cuts []int32, split bool, threads []*Thread, inv []int32, ver uint64) ([]byte, []int32) {
+	in := &e.inc
+	e.canon = &e.canons[in.bc]
 	in.ok = false
 	// The fingerprint and a split encoding's cuts need the starts of the
 	// components. (An encoding with the threads renamed has no
 	// fingerprint: symmetry reduction compares such encodings only.)
-	rec := order == nil
+	rec := threads == nil
 	base := len(b)
-	b = m.encodeWhole(b, order, inv, rec)
+	b = e.encodeWhole(b, threads, inv, rec)
 	if rec {
 		in.lastSum = in.wsum
 	}
 	if split {
 		cuts = in.wholeCuts(cuts, base)
 	}
-	if rec && !m.noInc {
-		m.recordInc(b[base:])
+	if rec && !e.noInc {
+		e.recordInc(b[base:], ver)
 	}
 	return b, cuts
 }
 
 // encodeWhole appends the encoding of the whole state to b, numbering
-// objects with m.canon (see encode for order and inv). If rec, it records
-// the start of each component and the objects numbered before it in the
-// incremental encoder's wstart and wbefore.
-func (m *Machine) encodeWhole(b []byte, order, inv []int32, rec bool) []byte {
-	s := &m.S
-	c := m.canon
+// objects with e.canon, with the threads in the order of threads if it
+// is not nil (inv as Machine.encode's). If rec, it records the start of
+// each component and the objects numbered before it in the incremental
+// encoder's wstart and wbefore.
+func (e *encoder) encodeWhole(b []byte, threads []*Thread, inv []int32, rec bool) []byte {
+	s := e.st
+	c := e.canon
 	c.Reset(&s.Heap)
 	c.SetOwners(inv)
-	threads := s.Threads
-	if order != nil {
-		m.symOrd = m.symOrd[:0]
-		for _, i := range order {
-			m.symOrd = append(m.symOrd, s.Threads[i])
-		}
-		threads = m.symOrd
+	if threads == nil {
+		threads = s.Threads
 	}
-	in := &m.inc
+	in := &e.inc
 	base := len(b)
 	// The Thread objects are the first roots; the same loop counts the
 	// room for the most the statics and threads can take (see heap.Room).
@@ -283,7 +300,7 @@ func (m *Machine) encodeWhole(b []byte, order, inv []int32, rec bool) []byte {
 		c.Root(t.Obj)
 		n += threadRoom(t)
 	}
-	b = heap.Room(b, n+m.staticsRoom())
+	b = heap.Room(b, n+e.staticsRoom())
 	w := b[:cap(b)]
 	// Roots are numbered the moment they are first seen and never renumbered,
 	// so statics and threads are encoded in the same pass that numbers them.
@@ -292,15 +309,15 @@ func (m *Machine) encodeWhole(b []byte, order, inv []int32, rec bool) []byte {
 		in.wstart = append(in.wstart[:0], 0)
 		in.wbefore = append(in.wbefore[:0], int32(c.Live()))
 	}
-	p, t := m.putStatics(w, base)
+	p, t := e.putStatics(w, base)
 	if rec {
 		in.wterms = append(in.wterms[:0], t)
 	}
-	p = m.putThreads(w, p, threads, inv, rec, base)
+	p = e.putThreads(w, p, threads, inv, rec, base)
 	if !rec {
-		return c.EncodeObjects(w[:p], &s.Heap, m.layout, len(s.Threads))
+		return c.EncodeObjects(w[:p], &s.Heap, e.layout, len(s.Threads))
 	}
-	b, in.wstart, in.wbefore, in.wterms = c.EncodeObjectsRec(w[:p], &s.Heap, m.layout, len(s.Threads), base, in.wstart, in.wbefore, in.wterms)
+	b, in.wstart, in.wbefore, in.wterms = c.EncodeObjectsRec(w[:p], &s.Heap, e.layout, len(s.Threads), base, in.wstart, in.wbefore, in.wterms)
 	in.wstart = append(in.wstart, int32(len(b)-base))
 	in.wbefore = append(in.wbefore, int32(c.Live()))
 	in.sumWhole()
@@ -318,26 +335,37 @@ func (in *incEnc) sumWhole() {
 
 // staticsRoom is the most bytes putStatics writes: a varint for the
 // thread count and one per static.
-func (m *Machine) staticsRoom() int {
-	return (1 + len(m.S.Statics)) * binary.MaxVarintLen64
+func (e *encoder) staticsRoom() int {
+	return (1 + len(e.st.Statics)) * binary.MaxVarintLen64
 }
 
 // putStatics writes the statics block (the thread count, then the
 // statics) at w[p:] and returns the position after it and the block's
-// term (see fingerprint.go; staticsTerm computes it alone).
-func (m *Machine) putStatics(w []byte, p int) (int, uint64) {
-	s := &m.S
-	c := m.canon
-	p = heap.PutUvarint(w, p, uint64(len(s.Threads)))
-	h := heap.TermAdd(heap.TermStart(0), uint64(len(s.Threads)))
+// term (see fingerprint.go).
+func (e *encoder) putStatics(w []byte, p int) (int, uint64) {
+	return staticsRecord[writeRec](e, w, p)
+}
+
+// staticsTerm returns the term of the statics block (component 0): what
+// putStatics writes, folded (see fingerprint.go).
+func (e *encoder) staticsTerm() uint64 {
+	_, h := staticsRecord[foldRec](e, nil, 0)
+	return h
+}
+
+// staticsRecord is the layout of the statics block, as threadRecord is
+// of a thread's record.
+func staticsRecord[S foldRec | writeRec](e *encoder, w []byte, p int) (int, uint64) {
+	var mode S
+	write := unsafe.Sizeof(mode) != 0
+	s := e.st
+	c := e.canon
+	p, h := recUvarint(w, p, heap.TermStart(0), uint64(len(s.Threads)), write)
 	for i, v := range s.Statics {
-		if m.staticRef[i] {
-			r := uint64(c.Root(heap.Ref(v)))
-			p = heap.PutUvarint(w, p, r)
-			h = heap.TermAdd(h, r)
+		if e.staticRef[i] {
+			p, h = recUvarint(w, p, h, uint64(c.Root(heap.Ref(v))), write)
 		} else {
-			p = heap.PutVarint(w, p, v)
-			h = heap.TermAdd(h, uint64(v))
+			p, h = recVarint(w, p, h, v, write)
 		}
 	}
 	return p, heap.Mix(h)
@@ -359,9 +387,9 @@ func threadRoom(t *Thread) int {
 // (A call of putThread per thread cost the whole encoder 10% more
 // instructions on the philosophers when every encoding was whole; since
 // most are incremental, writing one record, it saves 0.7-0.9%.)
-func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, rec bool, base int) int {
-	c := m.canon
-	in := &m.inc
+func (e *encoder) putThreads(w []byte, p int, threads []*Thread, inv []int32, rec bool, base int) int {
+	c := e.canon
+	in := &e.inc
 	for j := range threads {
 		i := j
 		if in.lastFirst {
@@ -373,7 +401,7 @@ func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, re
 			in.wbefore = append(in.wbefore, int32(c.Live()))
 		}
 		var h uint64
-		p, h = m.putThread(w, p, t, inv, j+1)
+		p, h = e.putThread(w, p, t, inv, j+1)
 		if rec {
 			in.wterms = append(in.wterms, h)
 		}
@@ -383,48 +411,58 @@ func (m *Machine) putThreads(w []byte, p int, threads []*Thread, inv []int32, re
 
 // putThread writes thread t's record at w[p:] (see putThreads) and
 // returns the position after it and the record's term as component k
-// (see fingerprint.go; threadTerm computes it alone).
-func (m *Machine) putThread(w []byte, p int, t *Thread, inv []int32, k int) (int, uint64) {
-	c := m.canon
+// (see fingerprint.go).
+func (e *encoder) putThread(w []byte, p int, t *Thread, inv []int32, k int) (int, uint64) {
+	return threadRecord[writeRec](e, w, p, t, inv, k)
+}
+
+// threadTerm returns the term of thread t's record as component k: what
+// putThread writes (inv as there), folded (see fingerprint.go).
+func (e *encoder) threadTerm(k int, t *Thread, inv []int32) uint64 {
+	_, h := threadRecord[foldRec](e, nil, 0, t, inv, k)
+	return h
+}
+
+// threadRecord is the layout of a thread's record (the grammar's thread,
+// which Decode reads), the one definition that putThread writes and
+// threadTerm folds: the integers the record holds, in order, each folded
+// into the record's term as component k (see fingerprint.go) and, when S
+// is writeRec, written at w[p:], which has room for it (threadRoom). It
+// returns the position after the record (p when folding) and the term.
+// Objects are numbered by e.canon as the record goes; inv renames
+// monitor owners as encode's.
+func threadRecord[S foldRec | writeRec](e *encoder, w []byte, p int, t *Thread, inv []int32, k int) (int, uint64) {
+	var mode S
+	write := unsafe.Sizeof(mode) != 0
+	c := e.canon
 	st := byte(t.Status)
 	if len(t.Pending) > 0 {
 		st |= pendingBit
 	}
-	w[p] = st
-	p++
-	h := heap.TermAdd(heap.TermStart(k), uint64(st))
-	obj := m.S.Heap.Obj(t.Obj)
+	p, h := recByte(w, p, heap.TermStart(k), st, write)
+	obj := e.st.Heap.Obj(t.Obj)
 	owner := obj.Owner
 	if inv != nil && owner > 0 {
 		owner = inv[owner-1] + 1
 	}
-	p = heap.PutUvarint(w, p, uint64(owner))
-	h = heap.TermAdd(h, uint64(owner))
+	p, h = recUvarint(w, p, h, uint64(owner), write)
 	if obj.Owner != 0 {
-		p = heap.PutUvarint(w, p, uint64(obj.Count))
-		h = heap.TermAdd(h, uint64(obj.Count))
+		p, h = recUvarint(w, p, h, uint64(obj.Count), write)
 	}
 	if t.Status == StatusWaiting || t.Status == StatusNotified {
-		r := uint64(c.Root(t.WaitObj))
-		p = heap.PutUvarint(w, p, r)
-		p = heap.PutUvarint(w, p, uint64(t.WaitCount))
-		h = heap.TermAdd(heap.TermAdd(h, r), uint64(t.WaitCount))
+		p, h = recUvarint(w, p, h, uint64(c.Root(t.WaitObj)), write)
+		p, h = recUvarint(w, p, h, uint64(t.WaitCount), write)
 	}
-	p = heap.PutUvarint(w, p, uint64(len(t.Frames)))
-	h = heap.TermAdd(h, uint64(len(t.Frames)))
+	p, h = recUvarint(w, p, h, uint64(len(t.Frames)), write)
 	for fi := range t.Frames {
 		f := &t.Frames[fi]
 		end := t.frameEnd(fi)
-		p = heap.PutUvarint(w, p, uint64(f.Method))
-		p = heap.PutUvarint(w, p, uint64(f.PC))
-		h = heap.TermAdd(heap.TermAdd(h, uint64(f.Method)), uint64(f.PC))
-		if m.syncMethod[f.Method] {
-			r := uint64(c.Root(f.Lock))
-			p = heap.PutUvarint(w, p, r)
-			h = heap.TermAdd(h, r)
+		p, h = recUvarint(w, p, h, uint64(f.Method), write)
+		p, h = recUvarint(w, p, h, uint64(f.PC), write)
+		if e.syncMethod[f.Method] {
+			p, h = recUvarint(w, p, h, uint64(c.Root(f.Lock)), write)
 		}
-		p = heap.PutUvarint(w, p, uint64(end-f.Base))
-		h = heap.TermAdd(h, uint64(end-f.Base))
+		p, h = recUvarint(w, p, h, uint64(end-f.Base), write)
 		for _, v := range t.Stack[f.Base:end] {
 			var x uint64
 			if v.Ref {
@@ -432,108 +470,66 @@ func (m *Machine) putThread(w []byte, p int, t *Thread, inv []int32, k int) (int
 			} else if z := uint64(v.I<<1) ^ uint64(v.I>>63); z < 1<<62 {
 				x = z << 2
 			} else {
-				w[p] = 2
-				p++
-				h = heap.TermAdd(h, 2)
+				p, h = recByte(w, p, h, 2, write)
 				x = z
 			}
-			p = heap.PutUvarint(w, p, x)
-			h = heap.TermAdd(h, x)
+			p, h = recUvarint(w, p, h, x, write)
 		}
 	}
 	if len(t.Pending) > 0 {
-		p = heap.PutUvarint(w, p, uint64(len(t.Pending)))
-		h = heap.TermAdd(h, uint64(len(t.Pending)))
+		p, h = recUvarint(w, p, h, uint64(len(t.Pending)), write)
 		for _, pd := range t.Pending {
-			r := uint64(c.Root(pd.Exc))
-			p = heap.PutUvarint(w, p, uint64(pd.Frame))
-			w[p] = byte(pd.Kind)
-			p++
-			p = heap.PutUvarint(w, p, uint64(pd.Handler))
-			p = heap.PutUvarint(w, p, r)
-			p = heap.PutVarint(w, p, int64(pd.A))
-			p = heap.PutVarint(w, p, int64(pd.B))
-			h = heap.TermAdd(heap.TermAdd(heap.TermAdd(h, uint64(pd.Frame)), uint64(pd.Kind)), uint64(pd.Handler))
-			h = heap.TermAdd(heap.TermAdd(heap.TermAdd(h, r), uint64(int64(pd.A))), uint64(int64(pd.B)))
+			p, h = recUvarint(w, p, h, uint64(pd.Frame), write)
+			p, h = recByte(w, p, h, byte(pd.Kind), write)
+			p, h = recUvarint(w, p, h, uint64(pd.Handler), write)
+			p, h = recUvarint(w, p, h, uint64(c.Root(pd.Exc)), write)
+			p, h = recVarint(w, p, h, int64(pd.A), write)
+			p, h = recVarint(w, p, h, int64(pd.B), write)
 		}
 	}
 	return p, heap.Mix(h)
 }
 
-// staticsTerm returns the term of the statics block (component 0): what
-// putStatics writes, folded (see fingerprint.go).
-func (m *Machine) staticsTerm() uint64 {
-	s := &m.S
-	c := m.canon
-	h := heap.TermAdd(heap.TermStart(0), uint64(len(s.Threads)))
-	for i, v := range s.Statics {
-		if m.staticRef[i] {
-			h = heap.TermAdd(h, uint64(c.Root(heap.Ref(v))))
-		} else {
-			h = heap.TermAdd(h, uint64(v))
-		}
+// foldRec and writeRec say whether a record's layout (threadRecord,
+// staticsRecord) folds its integers into the term alone or writes them
+// as well. They differ in size, so the compiler makes a separate copy of
+// the layout for each (Go shares one copy between type arguments of the
+// same shape only) in which write, their size, is a constant, and the
+// folding copy has no trace of the writes: it is as fast as a function
+// that folds alone. (A write flag tested at run time made the fingerprint
+// of the philosophers' threads 17% slower; a sink type with methods
+// would call them through the generic dictionary.)
+type (
+	foldRec  struct{}
+	writeRec struct{ _ byte }
+)
+
+// recUvarint folds x into term h and, if write, writes it as a uvarint
+// at w[p:]: one integer of a record (see threadRecord). (Inlined: with
+// write constant, the test goes.)
+func recUvarint(w []byte, p int, h, x uint64, write bool) (int, uint64) {
+	if write {
+		p = heap.PutUvarint(w, p, x)
 	}
-	return heap.Mix(h)
+	return p, heap.TermAdd(h, x)
 }
 
-// threadTerm returns the term of thread t's record as component k: what
-// putThread writes (inv as there), folded (see fingerprint.go).
-func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
-	c := m.canon
-	h := heap.TermStart(k)
-	st := uint64(t.Status)
-	if len(t.Pending) > 0 {
-		st |= pendingBit
+// recVarint is recUvarint for a signed integer, written as a zig-zag
+// varint and folded as its 64 bits.
+func recVarint(w []byte, p int, h uint64, x int64, write bool) (int, uint64) {
+	if write {
+		p = heap.PutVarint(w, p, x)
 	}
-	h = heap.TermAdd(h, st)
-	obj := m.S.Heap.Obj(t.Obj)
-	owner := obj.Owner
-	if inv != nil && owner > 0 {
-		owner = inv[owner-1] + 1
+	return p, heap.TermAdd(h, uint64(x))
+}
+
+// recByte is recUvarint for an integer written as a single byte.
+func recByte(w []byte, p int, h uint64, x byte, write bool) (int, uint64) {
+	if write {
+		w[p] = x
+		p++
 	}
-	h = heap.TermAdd(h, uint64(owner))
-	if obj.Owner != 0 {
-		h = heap.TermAdd(h, uint64(obj.Count))
-	}
-	if t.Status == StatusWaiting || t.Status == StatusNotified {
-		h = heap.TermAdd(h, uint64(c.Root(t.WaitObj)))
-		h = heap.TermAdd(h, uint64(t.WaitCount))
-	}
-	h = heap.TermAdd(h, uint64(len(t.Frames)))
-	for fi := range t.Frames {
-		f := &t.Frames[fi]
-		end := t.frameEnd(fi)
-		h = heap.TermAdd(h, uint64(f.Method))
-		h = heap.TermAdd(h, uint64(f.PC))
-		if m.syncMethod[f.Method] {
-			h = heap.TermAdd(h, uint64(c.Root(f.Lock)))
-		}
-		h = heap.TermAdd(h, uint64(end-f.Base))
-		for _, v := range t.Stack[f.Base:end] {
-			var x uint64
-			if v.Ref {
-				x = uint64(c.Root(heap.Ref(v.I)))<<2 | 1
-			} else if z := uint64(v.I<<1) ^ uint64(v.I>>63); z < 1<<62 {
-				x = z << 2
-			} else {
-				h = heap.TermAdd(h, 2)
-				x = z
-			}
-			h = heap.TermAdd(h, x)
-		}
-	}
-	if len(t.Pending) > 0 {
-		h = heap.TermAdd(h, uint64(len(t.Pending)))
-		for _, pd := range t.Pending {
-			h = heap.TermAdd(h, uint64(pd.Frame))
-			h = heap.TermAdd(h, uint64(pd.Kind))
-			h = heap.TermAdd(h, uint64(pd.Handler))
-			h = heap.TermAdd(h, uint64(c.Root(pd.Exc)))
-			h = heap.TermAdd(h, uint64(int64(pd.A)))
-			h = heap.TermAdd(h, uint64(int64(pd.B)))
-		}
-	}
-	return heap.Mix(h)
+	return p, heap.TermAdd(h, uint64(x))
 }
 
 // checkEncoded checks the incremental encoding just made (see Tuning.CheckEncoding):
@@ -542,13 +538,13 @@ func (m *Machine) threadTerm(k int, t *Thread, inv []int32) uint64 {
 // the terms are compared); cuts are the encoding's, if split, offsets
 // in a slice where it starts at base.
 func (m *Machine) checkEncoded(written []byte, full bool, cuts []int32, split bool, base int) {
-	in := &m.inc
+	in := &m.enc.inc
 	var enc []byte
 	switch {
 	case full:
 		enc = written
 	case in.bytes && in.lastKind != lastCutFP:
-		enc, _ = m.rewrite(nil)
+		enc, _ = m.enc.rewrite(nil)
 	}
 	m.checkIncremental(enc, cuts, split, base)
 }
@@ -556,52 +552,52 @@ func (m *Machine) checkEncoded(written []byte, full bool, cuts []int32, split bo
 // encodeOther appends the state's whole encoding made with the other
 // numbering than the base's, which it keeps, after encodeInc could not
 // encode it: the next state is likely one transition from the base again.
-func (m *Machine) encodeOther(b []byte) []byte {
-	in := &m.inc
-	m.canon = &m.canons[1-in.bc]
+func (e *encoder) encodeOther(b []byte, ver uint64) []byte {
+	in := &e.inc
+	e.canon = &e.canons[1-in.bc]
 	base := len(b)
-	b = m.encodeWhole(b, nil, nil, true)
+	b = e.encodeWhole(b, nil, nil, true)
 	in.lastSum = in.wsum
 	in.last = append(in.last[:0], b[base:]...)
-	in.lastVer, in.lastKind = m.version, lastWhole
+	in.lastVer, in.lastKind = ver, lastWhole
 	return b
 }
 
 // foldOther is encodeOther for the fingerprint alone (foldWhole, with
 // the other numbering than the base's).
-func (m *Machine) foldOther() {
-	in := &m.inc
-	m.canon = &m.canons[1-in.bc]
-	m.foldWhole()
-	if m.opts.Tuning.CheckEncoding {
-		m.checkFolded()
+func (e *encoder) foldOther(ver uint64) {
+	in := &e.inc
+	e.canon = &e.canons[1-in.bc]
+	e.foldWhole()
+	if e.check {
+		e.checkFolded()
 	}
 	in.lastSum = in.wsum
-	in.lastVer, in.lastKind = m.version, lastWholeFP
+	in.lastVer, in.lastKind = ver, lastWholeFP
 }
 
 // foldWhole is encodeWhole with rec and without order for the
 // fingerprint alone: it numbers the objects as encodeWhole does and sets
 // the components' befores and terms and their sum (wbefore, wterms,
 // wsum) as it does, writing no record (and no starts).
-func (m *Machine) foldWhole() {
-	s := &m.S
-	c := m.canon
+func (e *encoder) foldWhole() {
+	s := e.st
+	c := e.canon
 	c.Reset(&s.Heap)
 	c.SetOwners(nil)
 	for _, t := range s.Threads {
 		c.Root(t.Obj)
 	}
-	in := &m.inc
+	in := &e.inc
 	in.wstart = in.wstart[:0]
 	in.wbefore = append(in.wbefore[:0], int32(c.Live()))
-	in.wterms = append(in.wterms[:0], m.staticsTerm())
+	in.wterms = append(in.wterms[:0], e.staticsTerm())
 	nt := int32(len(s.Threads))
 	for k := int32(1); k <= nt; k++ {
 		in.wbefore = append(in.wbefore, int32(c.Live()))
-		in.wterms = append(in.wterms, m.threadTerm(int(k), s.Threads[in.thread(k, nt)], nil))
+		in.wterms = append(in.wterms, e.threadTerm(int(k), s.Threads[in.thread(k, nt)], nil))
 	}
-	in.wbefore, in.wterms = c.FoldObjects(&s.Heap, m.layout, len(s.Threads), in.wbefore, in.wterms)
+	in.wbefore, in.wterms = c.FoldObjects(&s.Heap, e.layout, len(s.Threads), in.wbefore, in.wterms)
 	in.wbefore = append(in.wbefore, int32(c.Live()))
 	in.sumWhole()
 }
@@ -646,7 +642,7 @@ func (m *Machine) Decode(b []byte) {
 	}
 	// The records run in incEnc.lastFirst's order (putThreads).
 	for j := 0; j < n; j++ {
-		i := m.inc.thread(int32(j+1), int32(n))
+		i := m.enc.inc.thread(int32(j+1), int32(n))
 		t := s.Threads[i]
 		t.Status = Status(b[off] &^ pendingBit)
 		pending := b[off]&pendingBit != 0

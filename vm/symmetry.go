@@ -477,7 +477,7 @@ func (m *Machine) bestOrder(perm []int32, tries int) {
 			}
 		}
 	}
-	m.canon.SetOwners(nil)
+	m.enc.canon.SetOwners(nil)
 	sy.try, sy.enc[0], sy.enc[1] = try, best, cur
 }
 
@@ -716,7 +716,7 @@ func (m *Machine) Twins(rep []int32) []int32 {
 		}
 		sy.try[i-1], sy.try[i] = int32(i), int32(i-1)
 		try, _ = m.encode(try[:0], nil, false, sy.try, sy.try, true) // a transposition is its own inverse
-		m.canon.SetOwners(nil)
+		m.enc.canon.SetOwners(nil)
 		if bytes.Equal(base, try) {
 			rep[i] = rep[i-1]
 		}
