@@ -37,8 +37,8 @@ const (
 	TargetRequired                  // it needs one
 )
 
-// HeuristicInfo describes one of the heuristics NewHeuristic makes.
-type HeuristicInfo struct {
+// HeuristicSpec describes one of the heuristics NewHeuristic makes.
+type HeuristicSpec struct {
 	Name string
 	Doc  string // one line, for --help
 	// Admissible: the estimate never exceeds the number of transitions
@@ -57,7 +57,7 @@ type HeuristicInfo struct {
 // method, not a formula, and counting its false conjuncts would need its
 // branches decompiled and pieces of its code evaluated on a state, which
 // the machine does not offer.
-var Heuristics = []HeuristicInfo{
+var Heuristics = []HeuristicSpec{
 	{Name: "hamming", Target: TargetRequired,
 		Doc: "bits that differ between the state's encoding and the target's (not admissible)"},
 	{Name: "fsm", Target: TargetOptional, Admissible: true,
@@ -80,7 +80,7 @@ var (
 // are computed here, once; the heuristic's Estimate does not allocate.
 // A heuristic is not safe for concurrent use.
 func NewHeuristic(name string, m *vm.Machine, target []byte) (Heuristic, error) {
-	var info *HeuristicInfo
+	var info *HeuristicSpec
 	var names []string
 	for i := range Heuristics {
 		names = append(names, Heuristics[i].Name)

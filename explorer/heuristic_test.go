@@ -320,9 +320,9 @@ func TestHeuristic_admissible(t *testing.T) {
 }
 
 // admissible reports whether info's heuristic is admissible with or
-// without a target: HeuristicInfo.Admissible holds with a target for a
+// without a target: HeuristicSpec.Admissible holds with a target for a
 // heuristic that takes one.
-func admissible(info explorer.HeuristicInfo, withTarget bool) bool {
+func admissible(info explorer.HeuristicSpec, withTarget bool) bool {
 	return info.Admissible && (withTarget || info.Target == explorer.TargetNone)
 }
 
