@@ -1,23 +1,28 @@
 // Package explorer searches the state space of a program run by a
-// vm.Machine: stateful depth-first or breadth-first search over canonical
-// states with an exact visited set (Store, or CollapseStore with collapse
-// compression) or a lossy one (hash compaction, bitstate hashing),
-// detection of deadlocks, assertion and invariant violations and uncaught
-// exceptions, limits on states, depth, time and memory, and
-// counterexamples as replayable paths (Replay, trail files). Partial-order
-// reduction takes part through the interfaces Reducer, Dynamic and
-// Sleeper, search-carrying code and every other observer through Listener.
-// docs/design.md, "The search", gives the reasons.
+// vm.Machine: stateful depth-first, breadth-first, best-first or A*
+// search, or iterative-deepening A*, over canonical states with an exact
+// visited set (Store, or CollapseStore with collapse compression) or a
+// lossy one (hash compaction, bitstate hashing), detection of deadlocks,
+// assertion and invariant violations and uncaught exceptions, limits on
+// states, depth, time and memory, and counterexamples as replayable paths
+// (Replay, trail files). Partial-order reduction takes part through the
+// interfaces Reducer, Dynamic and Sleeper, directed search through
+// Heuristic, search-carrying code and every other observer through
+// Listener. docs/design.md, "The search", gives the reasons.
 //
 // Files: options.go and validate.go (Options, Stats, Result; which options
-// combine), search.go (the skeleton both orders share: visit, check,
-// record, limits), dfs.go and bfs.go (the two loops), frontier.go (breadth-first search's
-// queue), stack.go (the
-// depth-first stack's snapshots), ahead.go (lookahead), proviso.go,
-// chain.go, sleep.go, twins.go and reduction.go (the reductions' parts),
-// stackset.go (the states on the stack, shared with the certifier),
-// listener.go, tuning.go, visited.go (what a search needs of a store),
-// store.go, collapse.go, compact.go and bitstate.go (the four stores), trace.go (Replay, trails, counterexamples under symmetry), and
+// combine), search.go (the skeleton the orders share: visit, check,
+// record, limits), dfs.go (DepthFirst, the Walker it drives, and the
+// search as one), bfs.go (the searches that expand states from a
+// frontier: breadth-first, best-first, A*), frontier.go (their queue and
+// priority queue), ida.go (IDA*, another Walker), heuristic.go (the
+// heuristics), stack.go (the depth-first stack's snapshots), ahead.go
+// (lookahead), proviso.go, chain.go, sleep.go, twins.go and reduction.go
+// (the reductions' parts, PersistentSet and DropTwins shared with the
+// certifier), stackset.go (the states on the stack, shared with the
+// certifier), listener.go, tuning.go, visited.go (what a search needs of
+// a store), store.go, collapse.go, compact.go and bitstate.go (the four
+// stores), trace.go (Replay, trails, counterexamples under symmetry), and
 // pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
