@@ -59,7 +59,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.target = fs.String("target", "", "the last state of this trail `FILE` (its error state) is the heuristic's target")
 	f.cont = fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
-	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
+	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
 	f.timeLimit = fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
 	f.memLimit = fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (e.g. 4GiB, 500MB; auto: 3/4 of the machine's memory; 0: no limit)")
