@@ -26,9 +26,10 @@ with --equivalent, to any state that violates the same property with every
 thread at the same place (trail improvement; Edelkamp, Leue and
 Lluch-Lafuente, section 3). It writes the new trail (--out) and prints both
 lengths; with an admissible heuristic (fsm) or --search bfs the new one is
-a shortest. --reorder instead drops transitions from the trail, the last
-first, as long as it still reaches the same violation (their section 5),
-and lists what it dropped. Exit codes: 0 a trail was written, 2 bad input,
+a shortest. --reorder instead drops transitions from the trail (single
+ones, the last first, and whole rounds of one thread's loops) as long as
+it still reaches the same violation (after their section 5), and lists
+what it dropped. Exit codes: 0 a trail was written, 2 bad input,
 3 a limit ended the search, or the reduction (--por) left the state out.`
 
 // improveReport is what improve prints with --json.
@@ -59,7 +60,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	mf.registerDefines(fs, "as given when the trail was written")
 	mf.registerUncaught(fs)
 	equivalent := fs.Bool("equivalent", false, "look for any state that violates the same property with every thread at the same place, not only the trail's own error state")
-	reorder := fs.Bool("reorder", false, "do not search: drop transitions from the trail, the last first, while it still reaches the same violation")
+	reorder := fs.Bool("reorder", false, "do not search: drop transitions (single ones from the end, rounds of a thread's loops) while the trail still reaches the same violation")
 	search := fs.String("search", "astar", "search order: astar, best-first or bfs")
 	heuristic := fs.String("heuristic", "fsm", "the search's estimate of the distance to the target: "+heuristicNames())
 	porFlag := fs.String("por", "none", "partial-order reduction for the search (as check's --por, without dpor); it may leave the trail's state out, not an equivalent one")
