@@ -273,12 +273,14 @@ func places(m *vm.Machine, state []byte) []int32 {
 
 // reorderTrail drops transitions from path as long as what is left
 // replays to the same violation (the same kind, at the same instruction;
-// the same invariant), in two ways, again until neither drops any: each
-// transition alone, the last first (Edelkamp, Leue and Lluch-Lafuente's
-// elimination of irrelevant transitions, decided by replaying instead of
-// by a static independence relation), and each round of a loop of one
-// thread, the transitions between two visits of the thread to one place
-// (its frames' methods and pcs), latest first. It returns the new path
+// the same invariant), in three ways, again until none drops any: runs
+// of consecutive transitions, of half the trail, a quarter, and so on
+// down to one, the last first; each transition alone, the last first
+// (Edelkamp, Leue and Lluch-Lafuente's elimination of irrelevant
+// transitions, decided by replaying instead of by a static independence
+// relation); and each round of a loop of one thread, the transitions
+// between two visits of the thread to one place (its frames' methods and
+// pcs), latest first. It returns the new path
 // and the steps dropped (numbered from 1 in path).
 func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []int) {
 	keep := slices.Clone(path)
@@ -309,6 +311,18 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 	}
 	for changed := true; changed; {
 		changed = false
+		// Runs of transitions, halving in length (delta debugging's
+		// complements, bounded): a stretch of several threads' rounds
+		// that together leave what the error needs as it was.
+		for n := 2; n <= len(keep); n *= 2 {
+			size := (len(keep) + n - 1) / n
+			for start := len(keep) - size; start > -size; start -= size {
+				lo := max(start, 0)
+				if drop(func(j int) bool { return j >= lo && j < start+size }) {
+					changed = true
+				}
+			}
+		}
 		for i := len(keep) - 1; i >= 0; i-- {
 			if i < len(keep) && drop(func(j int) bool { return j == i }) {
 				changed = true
