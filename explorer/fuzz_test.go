@@ -33,6 +33,22 @@ func FuzzCheck(f *testing.F) {
 					t.Fatalf("counterexample does not replay: %v, %v", f, err)
 				}
 			}
+			// The directed searches, with the heuristics that need no
+			// target: their counterexamples replay too.
+			for _, name := range []string{"fsm", "active"} {
+				h, err := explorer.NewHeuristic(name, m, nil)
+				if err != nil {
+					t.Fatalf("NewHeuristic(%s): %v", name, err)
+				}
+				for _, order := range []explorer.Order{explorer.AStar, explorer.BestFirst, explorer.IDA} {
+					res := explorer.Search(m, explorer.Options{Order: order, Heuristic: h, MaxStates: 300, MaxDepth: 100, TimeLimit: 2 * time.Second})
+					if res.Fault != nil {
+						if _, f, err := explorer.Replay(m, res.Path); err != nil || f == nil || f.Kind != res.Fault.Kind {
+							t.Fatalf("%s %s: counterexample does not replay: %v, %v", order, name, f, err)
+						}
+					}
+				}
+			}
 			// Lookahead (hash compaction) must change nothing reported.
 			o := explorer.Options{Storage: explorer.StorageHashCompact, MaxStates: 300, TimeLimit: 2 * time.Second}
 			with := searchLookahead(t, m, o, true)
