@@ -82,3 +82,22 @@ func TestImprove_badInput(t *testing.T) {
 		}
 	}
 }
+
+// TestImprove_runTrail checks that a random simulation's trail (run
+// --seed --trail) replays and improves to a shortest one.
+func TestImprove_runTrail(t *testing.T) {
+	dir := t.TempDir()
+	trail := filepath.Join(dir, "run.trail")
+	if code, _, e := runMain("run", "-D", "N=4", "--seed", "3", "--trail", trail, philo); code != exitViolation || !strings.Contains(e, "trail written") {
+		t.Fatalf("run --seed --trail: exit %d: %s", code, e)
+	}
+	if code, o, e := runMain("replay", "-D", "N=4", trail, philo); code != exitViolation {
+		t.Fatalf("replay: exit %d: %s%s", code, o, e)
+	}
+	out := filepath.Join(dir, "new.trail")
+	code, o, e := runMain("improve", "-D", "N=4", "--json", "--out", out, trail, philo)
+	var r improveReport
+	if code != exitOK || json.Unmarshal([]byte(o), &r) != nil || !r.Shortest || r.NewLength > r.OldLength {
+		t.Fatalf("improve: exit %d: %s%s", code, o, e)
+	}
+}

@@ -18,8 +18,9 @@ const runAbout = `Executes MODEL once, like an ordinary VM, and prints the progr
 (print, printi). The schedule is deterministic round-robin by default (each
 transition gives the next enabled thread in id order its turn, and every
 choice point takes 0); --seed picks threads and choices at random from that
-seed. Reports an assertion failure, uncaught exception or deadlock on stderr
-with exit code 1.`
+seed. Reports an assertion failure, uncaught exception, invariant violation
+or deadlock on stderr with exit code 1; --trail writes the schedule that
+reached it, for mcvm replay and mcvm improve.`
 
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", "MODEL", runAbout, stdout)
@@ -27,6 +28,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	mf.register(fs)
 	seed := fs.Int64("seed", -1, "pick a random schedule and random choices from this seed (default: deterministic round-robin, choices 0)")
 	maxSteps := fs.Int64("max-steps", 10_000_000, "stop after this many transitions (exit code 3)")
+	trail := fs.String("trail", "", "on a violation, write the schedule that reached it to this trail `FILE` (replay it with mcvm replay, shorten it with mcvm improve)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -52,7 +54,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *seed >= 0 {
 		rng = rand.New(rand.NewPCG(uint64(*seed), 0x6d63766d))
 	}
-	var trs []vm.Trans
+	var trs, path []vm.Trans
+	// violation reports a property violation and writes the trail.
+	violation := func(msg string) int {
+		out.Flush()
+		fmt.Fprintf(stderr, "mcvm run: %s\n", msg)
+		if *trail != "" {
+			if err := writeTrailAtomic(*trail, p, m.Options(), path); err != nil {
+				return fail(stderr, "run", err)
+			}
+			fmt.Fprintf(stderr, "trail written to %s\n", *trail)
+		}
+		return exitViolation
+	}
 	last := int32(-1)
 	for step := int64(0); ; step++ {
 		if step >= *maxSteps {
@@ -64,27 +78,26 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if len(trs) == 0 {
 			out.Flush()
 			if m.Alive() {
-				fmt.Fprintf(stderr, "mcvm run: deadlock after %d transitions: no thread can run\n", step)
+				msg := fmt.Sprintf("deadlock after %d transitions: no thread can run", step)
 				for _, e := range threadEnds(m) {
 					if e.Status != "terminated" {
-						fmt.Fprintf(stderr, "  thread %d  %-10s at %s %s (%s) %s\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method, e.Blocker)
+						msg += fmt.Sprintf("\n  thread %d  %-10s at %s %s (%s) %s", e.Thread, e.Status, e.Instr, e.Pos, e.Method, e.Blocker)
 					}
 				}
-				return exitViolation
+				return violation(msg)
 			}
 			return exitOK
 		}
 		tr := pick(trs, last, rng)
 		last = tr.Thread
+		if *trail != "" {
+			path = append(path, tr)
+		}
 		if f := m.Step(tr); f != nil {
-			out.Flush()
-			fmt.Fprintf(stderr, "mcvm run: %s\n", faultMessage(p, f))
-			return exitViolation
+			return violation(faultMessage(p, f))
 		}
 		if f := m.CheckInvariants(); f != nil {
-			out.Flush()
-			fmt.Fprintf(stderr, "mcvm run: %s\n", faultMessage(p, f))
-			return exitViolation
+			return violation(faultMessage(p, f))
 		}
 		if step%1024 == 1023 {
 			// Long runs stay bounded: freed places are reused.
