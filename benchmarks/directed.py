@@ -43,8 +43,11 @@ SEARCHES = [
 def run(binary, args, tl):
     """Runs binary with args; returns (json or None, cpu seconds, exit code)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run([binary] + args, cwd=ROOT, capture_output=True, text=True,
-                       timeout=max(60, 4 * tl))
+    try:
+        p = subprocess.run([binary] + args, cwd=ROOT, capture_output=True, text=True,
+                           timeout=max(60, 4 * tl))
+    except subprocess.TimeoutExpired:
+        return None, 0.0, -1
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     try:
@@ -114,7 +117,7 @@ def main():
         # Trail improvement from the depth-first trails.
         for por in ("none", "all"):
             trail = os.path.join(tmp, "t.trail")
-            run(binary, ["check", "--no-progress", "--por", por, "--trail", trail] + d + [path], tl)
+            run(binary, ["check", "--no-progress", "--time-limit", a.time_limit, "--por", por, "--trail", trail] + d + [path], tl)
             if not os.path.exists(trail):
                 continue
             row = {"model": name, "por": por}
