@@ -63,7 +63,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	reorder := fs.Bool("reorder", false, "do not search: drop transitions (single ones from the end, rounds of a thread's loops) while the trail still reaches the same violation")
 	search := fs.String("search", "astar", "search order: astar, best-first or bfs")
 	heuristic := fs.String("heuristic", "fsm", "the search's estimate of the distance to the target: "+heuristicNames())
-	porFlag := fs.String("por", "none", "partial-order reduction for the search (as check's --por, without dpor); it may leave the trail's state out, not an equivalent one")
+	porFlag := fs.String("por", "none", "partial-order reduction for the search (as check's --por, without dpor); it keeps errors, not states, so it may leave the trail's state out")
 	out := fs.String("out", "", "write the new trail to this `FILE` (default: TRAIL with .improved added)")
 	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
 	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long (0: no limit)")
