@@ -102,7 +102,7 @@ func NewHeuristic(name string, m *vm.Machine, target []byte) (Heuristic, error) 
 	}
 	g := newFlowGraph(m.Program(), m.Options())
 	if target == nil {
-		return g.errorDistance(m.Program()), nil
+		return g.errorDistance(m), nil
 	}
 	return g.targetDistance(m, target)
 }
@@ -503,8 +503,9 @@ func (g *flowGraph) walk(m *vm.Machine, tid int32, pl *place) (to, end int32) {
 // instruction that throws a runtime exception no handler takes, or a type
 // error, fails too, and nearly every instruction can; and a deadlock
 // needs every thread blocked, not the nearest one.
-func (g *flowGraph) errorDistance(p *bytecode.Program) Heuristic {
-	field, static, elems := invariantReads(p)
+func (g *flowGraph) errorDistance(m *vm.Machine) Heuristic {
+	p := m.Program()
+	field, static, elems := m.InvariantReads()
 	var sources, init []int32
 	for mi := range p.Methods {
 		for pc, in := range p.Methods[mi].Code {
@@ -556,36 +557,6 @@ func (g *flowGraph) errorDistance(p *bytecode.Program) Heuristic {
 		to = next
 	}
 	return &fsm{g: g, err: &place{to, g.viaHandler(to)}}
-}
-
-// invariantReads returns the fields and statics the invariants' code
-// (and every method it may call) reads, and whether it reads array
-// elements.
-func invariantReads(p *bytecode.Program) (field, static []bool, elems bool) {
-	field, static = make([]bool, len(p.Fields)), make([]bool, len(p.Statics))
-	seen := make([]bool, len(p.Methods))
-	work := append([]int32(nil), p.Invariants...)
-	for len(work) > 0 {
-		mi := work[len(work)-1]
-		work = work[:len(work)-1]
-		if mi < 0 || int(mi) >= len(p.Methods) || seen[mi] {
-			continue
-		}
-		seen[mi] = true
-		for _, in := range p.Methods[mi].Code {
-			switch in.Op {
-			case bytecode.OpGetfield:
-				field[in.A] = true
-			case bytecode.OpGetstatic:
-				static[in.A] = true
-			case bytecode.OpArrload:
-				elems = true
-			case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
-				work = append(work, callees(p, in)...)
-			}
-		}
-	}
-	return field, static, elems
 }
 
 // targetDistance makes the fsm heuristic with a target: the sum, over the

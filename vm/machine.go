@@ -668,6 +668,13 @@ func (m *Machine) InvariantsChanged() bool { return m.invDirty }
 // restored or decoded, say) is one whose invariants were checked.
 func (m *Machine) MarkInvariantsChecked() { m.invDirty = false }
 
+// InvariantReads returns what the invariants can read (see invReads):
+// by index, the fields and statics, and whether array elements. The
+// slices are the machine's: read them only.
+func (m *Machine) InvariantReads() (field, static []bool, elems bool) {
+	return m.invField, m.invStatic, m.invArrays
+}
+
 // invReads finds what the invariants can read: the fields, statics and
 // array elements of the getfield, getstatic and arrload instructions of
 // every method they can call (every override an invokevirtual may reach).
