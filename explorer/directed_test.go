@@ -35,24 +35,9 @@ func (scatterH) Estimate(m *vm.Machine, _ []vm.Trans) int32 {
 // its result and, with Continue, the violations and end states.
 func directed(t *testing.T, src string, order explorer.Order, h explorer.Heuristic, cont bool) (*explorer.Result, outcome) {
 	t.Helper()
-	p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := vm.New(p, vm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustMachine(t, src)
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
-	opts := explorer.Options{Order: order, Heuristic: h, Continue: cont, MaxStates: 300000,
-		Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
-			if f.Kind == vm.FaultDeadlock {
-				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
-				return
-			}
-			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
-		},
-			OnEnd: func(fp uint64) { o.ends[fp] = true }}}}
+	opts := explorer.Options{Order: order, Heuristic: h, Continue: cont, MaxStates: 300000, Listeners: []explorer.Listener{o.listener()}}
 	if err := opts.Validate(); err != nil {
 		t.Fatal(err)
 	}

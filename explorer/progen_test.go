@@ -34,17 +34,22 @@ func explore(t *testing.T, src string, g vm.Granularity, order explorer.Order) o
 	}
 	o := outcome{errors: map[string]bool{}, ends: map[uint64]bool{}}
 	res := explorer.Search(m, explorer.Options{Order: order, Continue: true, MaxStates: 300000,
-		Listeners: []explorer.Listener{explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
-			if f.Kind == vm.FaultDeadlock {
-				o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
-				return
-			}
-			o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
-		},
-			OnEnd: func(fp uint64) { o.ends[fp] = true }}},
-	})
+		Listeners: []explorer.Listener{o.listener()}})
 	o.limit = res.Limit != ""
 	return o
+}
+
+// listener notes the violations (deadlocks by state) and end states a
+// search reports in o.
+func (o outcome) listener() explorer.Listener {
+	return explorer.Funcs{OnError: func(f *vm.Fault, fp uint64) {
+		if f.Kind == vm.FaultDeadlock {
+			o.errors[fmt.Sprintf("deadlock %016x", fp)] = true
+			return
+		}
+		o.errors[fmt.Sprintf("%s %d:%d %s", f.Kind, f.Method, f.PC, f.Msg)] = true
+	},
+		OnEnd: func(fp uint64) { o.ends[fp] = true }}
 }
 
 // compareMerging explores generated program src with merged transitions
