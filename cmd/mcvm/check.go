@@ -190,25 +190,15 @@ func (sf *searchFlags) setHeuristic(m *vm.Machine, opts *explorer.Options) error
 	}
 	var target []byte
 	if *sf.target != "" {
-		data, err := readInput(*sf.target)
+		tr, err := readTrail(*sf.target)
+		if err == nil {
+			err = checkDigest(tr, *sf.target, "the model", m.Program())
+		}
 		if err != nil {
 			return fmt.Errorf("--target: %w", err)
 		}
-		tr, err := explorer.ReadTrail(*sf.target, data)
-		if err != nil {
-			return fmt.Errorf("--target: %w", err)
-		}
-		if d := bytecode.Digest(m.Program()); d != tr.Digest {
-			return fmt.Errorf("--target: trail %s belongs to another program (digest %016x, the model's is %016x)", *sf.target, tr.Digest, d)
-		}
-		_, f, err := explorer.Replay(m, tr.Path)
-		if err != nil {
+		if _, target, err = errorState(m, tr.Path); err != nil {
 			return fmt.Errorf("--target: %w (give the options it was written with)", err)
-		}
-		if f == nil {
-			target = m.Encode(nil)
-		} else {
-			target = errorState(m, tr.Path, f)
 		}
 	}
 	if target != nil && opts.Symmetry {
@@ -353,16 +343,66 @@ func exitCode(v explorer.Verdict) int {
 	return exitViolation
 }
 
+// writeTrail writes a trail to path through a temporary file, so that an
+// interrupted run leaves no half-written trail.
 func writeTrail(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans) error {
-	fh, err := os.Create(path)
+	tmp := path + ".tmp"
+	fh, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	if err := explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, DeadLocals: vo.DeadLocals, Path: trs}); err != nil {
-		fh.Close()
+	err = explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, DeadLocals: vo.DeadLocals, Path: trs})
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	return fh.Close()
+	return os.Rename(tmp, path)
+}
+
+// readTrail reads and parses trail file name.
+func readTrail(name string) (*explorer.Trail, error) {
+	data, err := readInput(name)
+	if err != nil {
+		return nil, err
+	}
+	return explorer.ReadTrail(name, data)
+}
+
+// checkDigest refuses trail tr (file name) unless it is program p's
+// (model names p in the message).
+func checkDigest(tr *explorer.Trail, name, model string, p *bytecode.Program) error {
+	if d := bytecode.Digest(p); d != tr.Digest {
+		return fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", name, tr.Digest, model, d)
+	}
+	return nil
+}
+
+// loadTrail reads trail file name and model, checks that the trail is the
+// model's, and returns a machine with the trail's options.
+func loadTrail(mf *modelFlags, name, model string) (*explorer.Trail, *bytecode.Program, *vm.Machine, error) {
+	tr, err := readTrail(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := mf.load(model)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkDigest(tr, name, model, p); err != nil {
+		return nil, nil, nil, err
+	}
+	ignore, err := mf.ignoreUncaught()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tr, p, m, nil
 }
 
 func isTerminal(f *os.File) bool {
@@ -690,26 +730,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code
 	}
-	data, err := readInput(fs.Arg(0))
-	if err != nil {
-		return fail(stderr, "replay", err)
-	}
-	tr, err := explorer.ReadTrail(fs.Arg(0), data)
-	if err != nil {
-		return fail(stderr, "replay", err)
-	}
-	p, err := mf.load(fs.Arg(1))
-	if err != nil {
-		return fail(stderr, "replay", err)
-	}
-	if d := bytecode.Digest(p); d != tr.Digest {
-		return fail(stderr, "replay", fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", fs.Arg(0), tr.Digest, fs.Arg(1), d))
-	}
-	ignore, err := mf.ignoreUncaught()
-	if err != nil {
-		return fail(stderr, "replay", err)
-	}
-	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
+	tr, p, m, err := loadTrail(&mf, fs.Arg(0), fs.Arg(1))
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}

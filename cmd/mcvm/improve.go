@@ -6,13 +6,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/por"
 	"mcvm/vm"
@@ -77,7 +75,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "improve", err)
 	}
-	_, fault, err := explorer.Replay(m, tr.Path)
+	fault, target, err := errorState(m, tr.Path)
 	if err != nil {
 		return fail(stderr, "improve", err)
 	}
@@ -101,7 +99,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 			rep.Mode = "equivalent"
 		}
 		var code int
-		if path, code, err = improveBySearch(m, tr, fault, *equivalent, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
+		if path, code, err = improveBySearch(m, tr, fault, target, *equivalent, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
 			return fail(stderr, "improve", err)
 		} else if code != exitOK {
 			rep.ElapsedS = time.Since(start).Seconds()
@@ -110,7 +108,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep.NewLength = len(path)
-	if err := writeTrailAtomic(rep.Out, p, m.Options(), path); err != nil {
+	if err := writeTrail(rep.Out, p, m.Options(), path); err != nil {
 		return fail(stderr, "improve", err)
 	}
 	rep.ElapsedS = time.Since(start).Seconds()
@@ -135,45 +133,15 @@ func heuristicNames() string {
 	return s
 }
 
-// loadTrail reads trail file name and model, checks that the trail is the
-// model's, and returns a machine with the trail's options.
-func loadTrail(mf *modelFlags, name, model string) (*explorer.Trail, *bytecode.Program, *vm.Machine, error) {
-	data, err := readInput(name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tr, err := explorer.ReadTrail(name, data)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	p, err := mf.load(model)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if d := bytecode.Digest(p); d != tr.Digest {
-		return nil, nil, nil, fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", name, tr.Digest, model, d)
-	}
-	ignore, err := mf.ignoreUncaught()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return tr, p, m, nil
-}
-
 // improveBySearch searches for a shorter path to the trail's error state
 // (or, equivalent, one like it) and returns it, or an exit code other
 // than exitOK when the search ended without one.
-func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, equivalent bool, search, heuristic, porName string,
+func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, target []byte, equivalent bool, search, heuristic, porName string,
 	maxStates int, timeLimit time.Duration, memLimit string, rep *improveReport) ([]vm.Trans, int, error) {
 	order, ok := explorer.ParseOrder(search)
 	if !ok || order == explorer.DFS || order == explorer.IDA {
 		return nil, 0, fmt.Errorf("--search: want astar, best-first or bfs, got %q", search)
 	}
-	target := errorState(m, tr.Path, fault)
 	opts := explorer.Options{Order: order, MaxStates: maxStates, TimeLimit: timeLimit}
 	var err error
 	if opts.MemoryLimit, err = parseMemoryLimit(memLimit); err != nil {
@@ -220,17 +188,19 @@ func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, equival
 	return res.Path, exitOK, nil
 }
 
-// errorState is the canonical encoding of the state the error at the end
-// of path is found in: the last state for a violation of a state
-// (deadlock, invariant), the state before the last transition for a
-// fault of that transition.
-func errorState(m *vm.Machine, path []vm.Trans, f *vm.Fault) []byte {
-	if stateError(f) {
-		explorer.Replay(m, path)
-	} else {
+// errorState replays path and returns the error at its end and the
+// canonical encoding of the state it is found in: the last state for a
+// violation of a state (deadlock, invariant) or no error, the state
+// before the last transition for a fault of that transition.
+func errorState(m *vm.Machine, path []vm.Trans) (*vm.Fault, []byte, error) {
+	_, f, err := explorer.Replay(m, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f != nil && !stateError(f) {
 		explorer.Replay(m, path[:len(path)-1])
 	}
-	return m.Encode(nil)
+	return f, m.Encode(nil), nil
 }
 
 // stateError reports whether f is a violation of a state rather than a
@@ -239,15 +209,22 @@ func stateError(f *vm.Fault) bool {
 	return f.Kind == vm.FaultDeadlock || f.Kind == vm.FaultInvariant
 }
 
+// sameViolation reports whether g is the violation f is: of the same
+// kind, at the same instruction (a transition's fault), of the same
+// invariant.
+func sameViolation(f, g *vm.Fault) bool {
+	return g.Kind == f.Kind && (stateError(f) || g.Method == f.Method && g.PC == f.PC) &&
+		(f.Kind != vm.FaultInvariant || g.Msg == f.Msg)
+}
+
 // sameError returns the search goal of trail improvement: error f in the
-// state whose encoding is target or, equivalent, an error of the same
-// kind at the same place (the same instruction; the same invariant) in a
-// state where every thread is where it is in target.
+// state whose encoding is target or, equivalent, the same violation
+// (sameViolation) in a state where every thread is where it is in target.
 func sameError(m *vm.Machine, f *vm.Fault, target []byte, equivalent bool) func(*vm.Fault, []byte) bool {
 	scratch, _ := vm.New(m.Program(), m.Options())
 	want := places(scratch, target)
 	return func(g *vm.Fault, state []byte) bool {
-		if g.Kind != f.Kind || !stateError(f) && (g.Method != f.Method || g.PC != f.PC) || f.Kind == vm.FaultInvariant && g.Msg != f.Msg {
+		if !sameViolation(f, g) {
 			return false
 		}
 		if !equivalent {
@@ -257,16 +234,22 @@ func sameError(m *vm.Machine, f *vm.Fault, target []byte, equivalent bool) func(
 	}
 }
 
-// places decodes state into m and returns where each thread is: its
-// status and every frame's method and pc.
+// places decodes state into m and returns where each thread is (place).
 func places(m *vm.Machine, state []byte) []int32 {
 	m.Decode(state)
 	var out []int32
 	for _, t := range m.S.Threads {
-		out = append(out, -1, int32(t.Status))
-		for _, fr := range t.Frames {
-			out = append(out, fr.Method, fr.PC)
-		}
+		out = place(out, t)
+	}
+	return out
+}
+
+// place appends where thread t is: a separator, its status and every
+// frame's method and pc.
+func place(out []int32, t *vm.Thread) []int32 {
+	out = append(out, -1, int32(t.Status))
+	for _, fr := range t.Frames {
+		out = append(out, fr.Method, fr.PC)
 	}
 	return out
 }
@@ -290,8 +273,7 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 	}
 	same := func(cand []vm.Trans) bool {
 		_, g, err := explorer.Replay(m, cand)
-		return err == nil && g != nil && g.Kind == f.Kind && (stateError(f) || g.Method == f.Method && g.PC == f.PC) &&
-			(f.Kind != vm.FaultInvariant || g.Msg == f.Msg)
+		return err == nil && g != nil && sameViolation(f, g)
 	}
 	// drop removes the steps of keep for which out is true, if what is
 	// left reaches the same violation.
@@ -335,7 +317,7 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 			}
 			t := keep[b].Thread
 			for a := 0; a < b; a++ {
-				if keep[a].Thread == t && at[a] == at[b] {
+				if keep[a].Thread == t && slices.Equal(at[a], at[b]) {
 					if drop(func(j int) bool { return j >= a && j < b && keep[j].Thread == t }) {
 						changed = true
 						at = threadPlaces(m, keep)
@@ -358,17 +340,12 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 }
 
 // threadPlaces replays path and returns, for each step, where its thread
-// is before it: its status and its frames' methods and pcs.
-func threadPlaces(m *vm.Machine, path []vm.Trans) []string {
+// is before it (place).
+func threadPlaces(m *vm.Machine, path []vm.Trans) [][]int32 {
 	m.Init()
-	out := make([]string, len(path))
+	out := make([][]int32, len(path))
 	for i, tr := range path {
-		t := m.S.Threads[tr.Thread]
-		b := fmt.Appendf(nil, "%d", t.Status)
-		for _, fr := range t.Frames {
-			b = fmt.Appendf(b, " %d:%d", fr.Method, fr.PC)
-		}
-		out[i] = string(b)
+		out[i] = place(nil, m.S.Threads[tr.Thread])
 		if m.Step(tr) != nil {
 			break
 		}
@@ -397,17 +374,6 @@ func ranges(xs []int) string {
 		i = j + 1
 	}
 	return string(b)
-}
-
-// writeTrailAtomic writes a trail to path through a temporary file, so
-// that an interrupted run leaves no half-written trail.
-func writeTrailAtomic(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans) error {
-	tmp := path + ".tmp"
-	if err := writeTrail(tmp, p, vo, trs); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func printImprove(w io.Writer, r *improveReport, asJSON bool) {

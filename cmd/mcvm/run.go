@@ -60,7 +60,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		out.Flush()
 		fmt.Fprintf(stderr, "mcvm run: %s\n", msg)
 		if *trail != "" {
-			if err := writeTrailAtomic(*trail, p, m.Options(), path); err != nil {
+			if err := writeTrail(*trail, p, m.Options(), path); err != nil {
 				return fail(stderr, "run", err)
 			}
 			fmt.Fprintf(stderr, "trail written to %s\n", *trail)
