@@ -20,19 +20,13 @@ import (
 // admissible heuristic the first error found has a shortest path.
 type idaWalk struct {
 	s      *search
-	frames []idaFrame
+	frames []frame // a level's path length g is its index
 	snaps  []*vm.Snapshot
 	onPath map[uint64]int32 // fingerprints of the states on the path
 	bound  int32            // this iteration's bound on f, or -1 before the first
 	least  int32            // the least f left out in this iteration
 	fp     uint64           // the state the last Forward reached
 	loaded int              // the level whose state the machine holds, or -1
-}
-
-type idaFrame struct {
-	start, end, full, next int32 // the state's transitions in s.trans, as a DFS frame's
-	g                      int32
-	fp                     uint64
 }
 
 // idaStar runs iterations until one finds an error, none left a state
@@ -88,11 +82,8 @@ func (w *idaWalk) Forward(tr vm.Trans) (int32, bool, bool) {
 	}
 	w.loaded = -1
 	if f := s.run(tr); f != nil {
-		w.goal(f, top.g+1)
-		if top.end < top.full {
-			top.end = top.full // as in the depth-first search: the path ends here
-			s.stats.Provisos++
-		}
+		w.goal(f, int32(level+1))
+		s.expandFully(top) // as in the depth-first search: the path ends here
 		return 0, false, false
 	}
 	w.fp = s.m.EncodeFingerprint()
@@ -101,15 +92,13 @@ func (w *idaWalk) Forward(tr vm.Trans) (int32, bool, bool) {
 
 // Arrive implements Walker: the cycle provisos, on the path.
 func (w *idaWalk) Arrive(_ int32, isNew bool) {
-	top := &w.frames[len(w.frames)-1]
-	if top.end < top.full && (w.s.proviso == ProvisoStack && !isNew || w.s.proviso == ProvisoStatic && w.s.m.BackJump()) {
-		top.end = top.full
-		w.s.stats.Provisos++
+	if w.s.proviso == ProvisoStack && !isNew || w.s.proviso == ProvisoStatic && w.s.m.BackJump() {
+		w.s.expandFully(&w.frames[len(w.frames)-1])
 	}
 }
 
 // Enter implements Walker.
-func (w *idaWalk) Enter(int32) { w.enter(w.frames[len(w.frames)-1].g+1, w.fp) }
+func (w *idaWalk) Enter(int32) { w.enter(int32(len(w.frames)), w.fp) }
 
 // Revisit implements Walker.
 func (w *idaWalk) Revisit(int32) { w.s.stats.Revisits++ }
@@ -171,7 +160,7 @@ func (w *idaWalk) enter(g int32, fp uint64) bool {
 		parent = w.snaps[level-1]
 	}
 	s.m.Save(w.snaps[level], parent)
-	w.frames = append(w.frames, idaFrame{start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), g: g, fp: fp})
+	w.frames = append(w.frames, frame{start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), fp: fp, deep: -1})
 	w.onPath[fp]++
 	w.loaded = level
 	if s.stats.Expanded++; s.opts.MaxStates > 0 && s.stats.Expanded >= int64(s.opts.MaxStates) {

@@ -55,7 +55,7 @@ type searchFlags struct {
 func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.mf.register(fs)
 	f.search = fs.String("search", "dfs", "search order: dfs, bfs, best-first (least estimate first), astar (least path length plus estimate first: with an admissible heuristic, a shortest counterexample) or ida (iterative-deepening A*: stores only its path)")
-	f.heuristic = fs.String("heuristic", "", "for best-first, astar and ida, the estimate of a state's distance to an error: "+heuristicNames())
+	f.heuristic = fs.String("heuristic", "", "for best-first, astar and ida, the estimate of a state's distance to an error: "+heuristicNames(true))
 	f.target = fs.String("target", "", "the last state of this trail `FILE` (its error state) is the heuristic's target")
 	f.cont = fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
@@ -100,7 +100,7 @@ func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	directed := opts.Order == explorer.BestFirst || opts.Order == explorer.AStar || opts.Order == explorer.IDA
 	switch {
 	case directed && *f.heuristic == "":
-		return opts, fmt.Errorf("--search %s needs a --heuristic (%s)", *f.search, heuristicList())
+		return opts, fmt.Errorf("--search %s needs a --heuristic (%s)", *f.search, heuristicNames(false))
 	case !directed && *f.heuristic != "":
 		return opts, fmt.Errorf("--heuristic is for --search best-first, astar or ida")
 	case *f.target != "" && *f.heuristic == "":
@@ -210,18 +210,6 @@ func (sf *searchFlags) setHeuristic(m *vm.Machine, opts *explorer.Options) error
 	}
 	opts.Heuristic = h
 	return opts.Validate()
-}
-
-// heuristicList lists the heuristics' names.
-func heuristicList() string {
-	s := ""
-	for i, h := range explorer.Heuristics {
-		if i > 0 {
-			s += ", "
-		}
-		s += h.Name
-	}
-	return s
 }
 
 // releaseAfter is the memory of a search's store and stack from which

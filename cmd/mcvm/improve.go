@@ -60,7 +60,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	equivalent := fs.Bool("equivalent", false, "look for any state that violates the same property with every thread at the same place, not only the trail's own error state")
 	reorder := fs.Bool("reorder", false, "do not search: drop transitions (single ones from the end, rounds of a thread's loops) while the trail still reaches the same violation")
 	search := fs.String("search", "astar", "search order: astar, best-first or bfs")
-	heuristic := fs.String("heuristic", "fsm", "the search's estimate of the distance to the target: "+heuristicNames())
+	heuristic := fs.String("heuristic", "fsm", "the search's estimate of the distance to the target: "+heuristicNames(true))
 	porFlag := fs.String("por", "none", "partial-order reduction for the search (as check's --por, without dpor); it keeps errors, not states, so it may leave the trail's state out")
 	out := fs.String("out", "", "write the new trail to this `FILE` (default: TRAIL with .improved added)")
 	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
@@ -121,14 +121,18 @@ func explicitAny(fs *pflag.FlagSet, names ...string) bool {
 	return slices.ContainsFunc(names, fs.Changed)
 }
 
-// heuristicNames lists the heuristics for --help.
-func heuristicNames() string {
+// heuristicNames lists the heuristics' names, with docs their one-line
+// descriptions (for --help).
+func heuristicNames(docs bool) string {
 	s := ""
 	for i, h := range explorer.Heuristics {
 		if i > 0 {
-			s += "; "
+			s += map[bool]string{true: "; ", false: ", "}[docs]
 		}
-		s += h.Name + ": " + h.Doc
+		s += h.Name
+		if docs {
+			s += ": " + h.Doc
+		}
 	}
 	return s
 }
