@@ -77,6 +77,17 @@ VERIFY = [[], ["--por", "none"], ["--chain=false"], ["--dead-locals", "--symmetr
 VOLATILE = {"elapsed_s", "states_per_s", "bytes_per_state", "memory", "model", "peak_memory"}
 
 
+def steady(j):
+    """Returns report j without what depends on time, memory or paths."""
+    for k in VOLATILE:
+        j.pop(k, None)
+    sc = j.get("script", {})
+    for k in list(sc):
+        if k == "file" or k.endswith("_s"):
+            sc.pop(k)
+    return j
+
+
 def build(rev, out):
     if rev is None:
         subprocess.run(["go", "build", "-o", out, "./cmd/mcvm"], cwd=ROOT, check=True)
@@ -116,14 +127,7 @@ def certify(binary, args, script):
         key = "certify" + "".join(extra[:2])
         out[key + " exit"] = p.returncode
         try:
-            j = json.loads(p.stdout)
-            for k in VOLATILE:
-                j.pop(k, None)
-            sc = j.get("script", {})
-            for k in list(sc):
-                if k == "file" or k.endswith("_s"):
-                    sc.pop(k)
-            out[key] = j
+            out[key] = steady(json.loads(p.stdout))
         except json.JSONDecodeError:
             out[key] = p.stdout + p.stderr.replace(binary, "mcvm")
     return out
@@ -139,10 +143,7 @@ def run(binary, args):
         out["stderr"] = p.stderr.replace(binary, "mcvm")
     if "--json" in args and p.stdout.strip():
         try:
-            j = json.loads(p.stdout)
-            for k in VOLATILE:
-                j.pop(k, None)
-            out["json"] = j
+            out["json"] = steady(json.loads(p.stdout))
         except json.JSONDecodeError:
             out["stdout"] = p.stdout
     for flag in ("--trail", "--script"):
