@@ -137,10 +137,9 @@ type Walker interface {
 	// Begin enters the initial state; it returns false if there is
 	// nothing to explore.
 	Begin() bool
-	// Depth is the number of states on the stack.
-	Depth() int
 	// Next says what to do next in the state on top of the stack: take
-	// the transition it returns, leave the state (Pop), or stop.
+	// the transition it returns, leave the state (Pop), or stop (also
+	// when the stack is empty).
 	Next() (vm.Trans, Move)
 	// Forward takes tr from the top state and returns the state it
 	// reaches and whether that is new; ok is false when the path ends
@@ -175,7 +174,7 @@ func DepthFirst(w Walker) {
 	if !w.Begin() {
 		return
 	}
-	for w.Depth() > 0 {
+	for {
 		tr, mv := w.Next()
 		switch mv {
 		case Halt:
@@ -205,12 +204,9 @@ func DepthFirst(w Walker) {
 // checks a new state and pushes it, Revisit wakes what sleep sets left
 // asleep, Pop backtracks.
 
-// Depth implements Walker.
-func (s *search) Depth() int { return len(s.stack) }
-
 // Next implements Walker.
 func (s *search) Next() (vm.Trans, Move) {
-	if s.tick() {
+	if len(s.stack) == 0 || s.tick() {
 		return vm.Trans{}, Halt
 	}
 	top := &s.stack[len(s.stack)-1]

@@ -55,12 +55,9 @@ func (w *idaWalk) Begin() bool {
 	return w.enter(0, w.s.m.EncodeFingerprint())
 }
 
-// Depth implements Walker.
-func (w *idaWalk) Depth() int { return len(w.frames) }
-
 // Next implements Walker.
 func (w *idaWalk) Next() (vm.Trans, Move) {
-	if w.s.tick() {
+	if len(w.frames) == 0 || w.s.tick() {
 		return vm.Trans{}, Halt
 	}
 	top := &w.frames[len(w.frames)-1]

@@ -218,9 +218,6 @@ func (c *certifier) Begin() bool {
 	return !c.stopped
 }
 
-// Depth implements explorer.Walker.
-func (c *certifier) Depth() int { return len(c.stack) }
-
 // pull reads the script's next entry into c.e and counts it; it returns
 // false at the end of the script (c.ended), for an entry that cannot be
 // read (c.err), and when a limit ends the certification (checked every
@@ -254,7 +251,7 @@ func (c *certifier) fail(err error) (vm.Trans, explorer.Move) {
 // against the top state's transitions.
 func (c *certifier) Next() (vm.Trans, explorer.Move) {
 	c.cur.mat = nil
-	if c.err != nil || c.stopped || c.res.Limit != "" || !c.pull() {
+	if len(c.stack) == 0 || c.err != nil || c.stopped || c.res.Limit != "" || !c.pull() {
 		return vm.Trans{}, explorer.Halt
 	}
 	e, pos := c.e, c.pos
