@@ -110,12 +110,13 @@ func (s *search) push(id int32, start int, z uint64) {
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
 	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain))})
+	s.top = &s.stack[len(s.stack)-1]
 	if s.sl.on {
 		s.sl.frames = append(s.sl.frames, sleepFrame{sleep: z, cur: -1})
 	}
 	s.setOnStack(id, s.lastFP, true)
 	s.snapshot()
-	if top := &s.stack[len(s.stack)-1]; s.pf != nil {
+	if top := s.top; s.pf != nil {
 		// Its first transition's lookahead (see ahead.go).
 		top.looked, top.ain = top.snap, -1
 		if top.snap && top.start < top.end {
@@ -206,10 +207,10 @@ func DepthFirst(w Walker) {
 
 // Next implements Walker.
 func (s *search) Next() (vm.Trans, Move) {
-	if len(s.stack) == 0 || s.tick() {
+	top := s.top
+	if top == nil || s.tick() {
 		return vm.Trans{}, Halt
 	}
-	top := &s.stack[len(s.stack)-1]
 	if (top.next == top.end || s.sl.on) && !s.hasNext(top) {
 		return vm.Trans{}, Leave
 	}
@@ -220,7 +221,7 @@ func (s *search) Next() (vm.Trans, Move) {
 
 // Forward implements Walker.
 func (s *search) Forward(tr vm.Trans) (int32, bool, bool) {
-	top := &s.stack[len(s.stack)-1]
+	top := s.top
 	if top.looked {
 		// The successor's fingerprint, looked ahead at (ahead.go).
 		if fp, instr := s.takeAhead(top); instr >= 0 {
@@ -239,14 +240,14 @@ func (s *search) Forward(tr vm.Trans) (int32, bool, bool) {
 
 // Arrive implements Walker.
 func (s *search) Arrive(to int32, isNew bool) {
-	if top := &s.stack[len(s.stack)-1]; top.end < top.full || s.opts.Dynamic != nil {
+	if top := s.top; top.end < top.full || s.opts.Dynamic != nil {
 		s.arrive(top, to, isNew)
 	}
 }
 
 // Enter implements Walker.
 func (s *search) Enter(to int32) {
-	s.stack[len(s.stack)-1].anyNew = true
+	s.top.anyNew = true
 	s.enter(to)
 }
 
@@ -259,7 +260,7 @@ func (s *search) Revisit(to int32) {
 }
 
 // Pop implements Walker.
-func (s *search) Pop() { s.pop(&s.stack[len(s.stack)-1]) }
+func (s *search) Pop() { s.pop(s.top) }
 
 // Begin implements Walker: it visits and checks the initial state and
 // pushes it.
@@ -322,6 +323,10 @@ func (s *search) pop(top *frame) {
 		s.m.Discard(s.snaps[l])
 	}
 	s.stack = s.stack[:len(s.stack)-1]
+	s.top = nil
+	if len(s.stack) > 0 {
+		s.top = &s.stack[len(s.stack)-1]
+	}
 	if s.sl.on {
 		s.sl.frames = s.sl.frames[:len(s.sl.frames)-1]
 	}
@@ -331,7 +336,7 @@ func (s *search) pop(top *frame) {
 	}
 	if s.pf != nil && len(s.stack) > 0 {
 		// Back from a subtree: the lookahead's slot again.
-		s.prefetchAhead(&s.stack[len(s.stack)-1])
+		s.prefetchAhead(s.top)
 	}
 }
 

@@ -155,6 +155,7 @@ type search struct {
 	loaded int32 // the stored state the machine holds unchanged, or -1
 
 	stack  []frame // DFS
+	top    *frame  // &stack[len(stack)-1], or nil when the stack is empty
 	rng    *rand.Rand
 	snaps  []*vm.Snapshot
 	window int            // DFS: levels this far below the top lose their snapshots (0: never; see evict)

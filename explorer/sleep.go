@@ -128,6 +128,7 @@ func (s *search) wake(id int32, z uint64) {
 	s.shuffleRange(end, len(s.trans))
 	s.loaded = id
 	s.stack = append(s.stack, frame{id: id, start: int32(start), end: int32(end), full: int32(len(s.trans)), next: int32(start), deep: -1, fp: s.lastFP, cs: int32(len(s.chain)), again: again})
+	s.top = &s.stack[len(s.stack)-1]
 	if s.sl.on {
 		s.sl.frames = append(s.sl.frames, sleepFrame{sleep: sleep, cur: -1})
 	}
