@@ -114,6 +114,20 @@ func TestCheck_exitCodes(t *testing.T) {
 	}
 }
 
+// A name given twice with -D is refused, whatever the values.
+func TestDefines_twice(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "-D", "N=3", "-D", "N=4", philo},
+		{"check", "-D", "N=3", "-D", " N = 3", philo},
+		{"asm", "-D", "N=3", "-D", "N=4", "-o", filepath.Join(t.TempDir(), "p.mcb"), philo},
+	} {
+		code, _, stderr := runMain(args...)
+		if code != exitUsage || !strings.Contains(stderr, "N is given twice") {
+			t.Errorf("mcvm %s: exit %d, stderr %q; want %d and \"N is given twice\"", strings.Join(args, " "), code, stderr, exitUsage)
+		}
+	}
+}
+
 func TestCheck_json(t *testing.T) {
 	code, out, _ := runMain("check", "--json", "-D", "N=3", philo)
 	if code != exitViolation {
