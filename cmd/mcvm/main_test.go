@@ -573,6 +573,15 @@ func TestBench(t *testing.T) {
 	}
 }
 
+// Outside the repository bench finds no models: it says so and fails
+// rather than print an empty table.
+func TestBench_noModels(t *testing.T) {
+	code, out, stderr := runMain("bench", "--small", "--dir", t.TempDir())
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "no models") {
+		t.Errorf("bench in an empty directory: exit %d, stdout %q, stderr %q; want %d and \"no models\"", code, out, stderr, exitUsage)
+	}
+}
+
 func TestJPFReport(t *testing.T) {
 	code, out, _ := runMain("jpf-report", "--json", "../../internal/jpfreport/testdata/DiningPhil-6-multiple-errors.log")
 	var r map[string]any
