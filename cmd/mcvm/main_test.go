@@ -479,6 +479,44 @@ func TestAsmDisasmRun(t *testing.T) {
 	}
 }
 
+// asm replaces an existing output only if it is bytecode: -o naming the
+// source (or any other file) is refused and leaves the file as it was.
+func TestAsm_overwrite(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "x.mcasm")
+	text := readFile(t, philoOK)
+	os.WriteFile(src, text, 0o644)
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("keep me\n"), 0o644)
+	for _, out := range []string{src, notes} {
+		before := readFile(t, out)
+		code, _, stderr := runMain("asm", "-D", "N=3", "-o", out, src)
+		if code != exitUsage || !strings.Contains(stderr, "not .mcb bytecode") {
+			t.Errorf("asm -o %s: exit %d, stderr %q; want %d and \"not .mcb bytecode\"", out, code, stderr, exitUsage)
+		}
+		if !bytes.Equal(readFile(t, out), before) {
+			t.Errorf("asm -o %s changed the file", out)
+		}
+	}
+	// A new file of any name, and bytecode again over bytecode.
+	for _, out := range []string{filepath.Join(dir, "x.bin"), filepath.Join(dir, "x.bin"), filepath.Join(dir, "x.mcb"), filepath.Join(dir, "x.mcb")} {
+		if code, _, stderr := runMain("asm", "-D", "N=3", "-o", out, src); code != exitOK {
+			t.Errorf("asm -o %s: exit %d, stderr %q", out, code, stderr)
+		}
+	}
+	if code, _, stderr := runMain("asm", "-D", "N=3", src); code != exitOK {
+		t.Errorf("asm over its own earlier output: exit %d, stderr %q", code, stderr)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"notes.txt", "x.bin", "x.mcasm", "x.mcb"}; !slices.Equal(names, want) {
+		t.Errorf("files after asm: %v, want %v", names, want)
+	}
+}
+
 func TestRun_print(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "hello.mcasm")

@@ -4,8 +4,10 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -121,7 +123,9 @@ func pick(trs []vm.Trans, last int32, rng *rand.Rand) vm.Trans {
 }
 
 const asmAbout = `Assembles FILE.mcasm into bytecode, written to FILE.mcb (or -o). Errors are
-reported as file:line:col: message.`
+reported as file:line:col: message. An existing output file is replaced
+only if it is .mcb bytecode itself (it starts with the .mcb magic number),
+so that a slip such as -o FILE.mcasm cannot overwrite a source.`
 
 func runAsm(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("asm", "FILE.mcasm", asmAbout, stdout)
@@ -143,10 +147,51 @@ func runAsm(args []string, stdout, stderr io.Writer) int {
 	if out == "" {
 		out = strings.TrimSuffix(in, ".mcasm") + ".mcb"
 	}
-	if err := os.WriteFile(out, bytecode.Encode(p), 0o644); err != nil {
+	if err := writeBytecode(out, bytecode.Encode(p)); err != nil {
 		return fail(stderr, "asm", err)
 	}
 	return exitOK
+}
+
+// writeBytecode writes .mcb data to path through a temporary file and a
+// rename. It refuses to replace a regular file that is not .mcb bytecode
+// (an assembly source given as -o, say); other files (devices, pipes)
+// are written in place.
+func writeBytecode(path string, data []byte) error {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return os.WriteFile(path, data, 0o644)
+	case err == nil:
+		head := make([]byte, len(bytecode.Magic))
+		fh, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		n, _ := io.ReadFull(fh, head)
+		fh.Close()
+		if string(head[:n]) != bytecode.Magic {
+			return fmt.Errorf("%s exists and is not .mcb bytecode: not overwriting it (remove it or give another -o)", path)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fh.Write(data)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 const disasmAbout = `Prints the assembly of FILE (.mcb bytecode, or .mcasm, which is assembled
