@@ -250,6 +250,27 @@ func (f *modelFlags) load(path string) (*bytecode.Program, error) {
 	return asm.AssembleFile(path, asm.Options{Defines: defs})
 }
 
+// replaceFile writes data to a temporary file beside path and renames it
+// to path, so that path never holds half the data.
+func replaceFile(path string, data []byte) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fh.Write(data)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
 // maxInput bounds the size of any file mcvm reads.
 const maxInput = 256 << 20
 

@@ -517,6 +517,30 @@ func TestAsm_overwrite(t *testing.T) {
 	}
 }
 
+// replaceFile leaves the whole new file or, when it fails, nothing new.
+func TestReplaceFile(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	for _, data := range []string{"first", "second, longer"} {
+		if err := replaceFile(f, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(readFile(t, f)); got != data {
+			t.Errorf("after replaceFile(%q) the file holds %q", data, got)
+		}
+	}
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "x"), nil, 0o644)
+	if err := replaceFile(sub, []byte("x")); err == nil {
+		t.Errorf("replaceFile over a directory succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("%d files after replaceFile, want 2 (no temporary file left)", len(ents))
+	}
+}
+
 func TestRun_print(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "hello.mcasm")

@@ -153,8 +153,7 @@ func runAsm(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// writeBytecode writes .mcb data to path through a temporary file and a
-// rename. It refuses to replace a regular file that is not .mcb bytecode
+// writeBytecode writes .mcb data to path (replaceFile). It refuses to replace a regular file that is not .mcb bytecode
 // (an assembly source given as -o, say); other files (devices, pipes)
 // are written in place.
 func writeBytecode(path string, data []byte) error {
@@ -176,22 +175,7 @@ func writeBytecode(path string, data []byte) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fh.Write(data)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return replaceFile(path, data)
 }
 
 const disasmAbout = `Prints the assembly of FILE (.mcb bytecode, or .mcasm, which is assembled

@@ -437,7 +437,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		if out == "" {
 			out = file + ".fp"
 		}
-		if err := os.WriteFile(out, scc.EncodeFPMap(res.FP), 0o644); err != nil {
+		if err := replaceFile(out, scc.EncodeFPMap(res.FP)); err != nil {
 			return fail(stderr, "certify", err)
 		}
 		if !*sf.jsonOut {
