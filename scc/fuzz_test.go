@@ -3,6 +3,7 @@
 package scc_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -71,7 +72,8 @@ func FuzzRead(f *testing.F) {
 		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
 		return scc.Certify(m, s, o)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	// check tests one input.
+	check := func(t *testing.T, data []byte) {
 		s, err := scc.Read(data)
 		if err != nil {
 			var d *scc.Discrepancy
@@ -100,6 +102,12 @@ func FuzzRead(f *testing.F) {
 		if err == nil && !s.IsTask() && !s.Trustful() && res.Verdict == w.Verdict &&
 			(res.Stats.States != w.Stats.States || res.Stats.Transitions != w.Stats.Transitions) {
 			t.Fatalf("certified (por %s) with %d states and %d transitions, want %d and %d", s.POR, res.Stats.States, res.Stats.Transitions, w.Stats.States, w.Stats.Transitions)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check(t, data)
+		if sealed := scc.Reseal(data); !bytes.Equal(sealed, data) {
+			check(t, sealed) // a header changed, its checksum made right
 		}
 	})
 }
