@@ -576,6 +576,9 @@ func (r *report) print(w io.Writer) {
 		verdict += " (then the " + r.Limit + " limit stopped the search before it was complete)"
 	}
 	fmt.Fprintf(w, "verdict:     %s\n", verdict)
+	if r.Script != nil && r.Script.HeaderVerdict != "" {
+		fmt.Fprintf(w, "warning:     the script's header claims the verdict %s; the verdict above is certification's\n", r.Script.HeaderVerdict)
+	}
 	if r.Message != "" {
 		fmt.Fprintf(w, "error:       %s\n", r.Message)
 	}
