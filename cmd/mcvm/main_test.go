@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -447,6 +448,74 @@ func TestCheck_trailReplay(t *testing.T) {
 	code, _, stderr = runMain("replay", "-D", "N=3", trail, philo)
 	if code != exitUsage || !strings.Contains(stderr, ":2:1:") {
 		t.Errorf("replay of a bad trail: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestTrail_cutShort: trails of check, run and improve record their
+// verdict and length, so one cut short is reported as incomplete, with
+// its recorded verdict, by replay, improve and check --target.
+func TestTrail_cutShort(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	writers := map[string][]string{
+		"check":   {"check", "-D", "N=3", "--trail", file("check.trail"), philo},
+		"run":     {"run", "-D", "N=3", "--seed", "3", "--trail", file("run.trail"), philo},
+		"improve": {"improve", "-D", "N=3", "--out", file("improve.trail"), file("check.trail"), philo},
+	}
+	for _, w := range []string{"check", "run", "improve"} {
+		if code, _, e := runMain(writers[w]...); code == exitUsage {
+			t.Fatalf("%s: exit %d: %s", w, code, e)
+		}
+		data := string(readFile(t, file(w+".trail")))
+		lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+		n := 0
+		for _, l := range lines {
+			if l != "" && l[0] >= '0' && l[0] <= '9' {
+				n++
+			}
+		}
+		if lines[1] != "# verdict deadlock" || lines[2] != fmt.Sprintf("# steps %d", n) || n < 2 {
+			t.Fatalf("%s: trail without its verdict and %d steps:\n%s", w, n, data)
+		}
+		cut := strings.Join(lines[:len(lines)-1], "\n") + "\n"
+		os.WriteFile(file("cut.trail"), []byte(cut), 0o644)
+		for _, args := range [][]string{
+			{"replay", "-D", "N=3", file("cut.trail"), philo},
+			{"improve", "-D", "N=3", "--out", file("x.trail"), file("cut.trail"), philo},
+			{"check", "-D", "N=3", "--search", "astar", "--heuristic", "hamming", "--target", file("cut.trail"), philo},
+		} {
+			want := fmt.Sprintf("is incomplete: its steps end after %d of the %d it records, before its error (recorded verdict: deadlock)", n-1, n)
+			if code, _, e := runMain(args...); code != exitUsage || !strings.Contains(e, want) {
+				t.Errorf("%s trail cut short: mcvm %s: exit %d, stderr %q; want %d and %q", w, args[0], code, e, exitUsage, want)
+			}
+		}
+		// Its count changed to match: the replay ends before the error.
+		os.WriteFile(file("cut.trail"), []byte(strings.Replace(cut, lines[2], fmt.Sprintf("# steps %d", n-1), 1)), 0o644)
+		want := fmt.Sprintf("is incomplete: its %d steps end before its error (recorded verdict: deadlock)", n-1)
+		if code, _, e := runMain("replay", "-D", "N=3", file("cut.trail"), philo); code != exitUsage || !strings.Contains(e, want) {
+			t.Errorf("%s trail cut short, count changed: replay: exit %d, stderr %q; want %d and %q", w, code, e, exitUsage, want)
+		}
+	}
+	// A replay that reaches another violation than recorded says so.
+	os.WriteFile(file("other.trail"), bytes.Replace(readFile(t, file("check.trail")), []byte("# verdict deadlock"), []byte("# verdict assertion"), 1), 0o644)
+	if code, out, e := runMain("replay", "-D", "N=3", file("other.trail"), philo); code != exitViolation || !strings.Contains(out, "warning:     the trail records the verdict assertion") {
+		t.Errorf("replay of a trail recording another verdict: exit %d, %s%s", code, out, e)
+	}
+	// A trail that records nothing (written by hand) replays as far as it goes.
+	os.WriteFile(file("hand.trail"), []byte("mcvm-trail 1\n"+strings.Join(strings.Split(string(readFile(t, file("check.trail"))), "\n")[3:5], "\n")+"\n0 0\n"), 0o644)
+	if code, out, e := runMain("replay", "-D", "N=3", file("hand.trail"), philo); code != exitOK || !strings.Contains(out, "verdict:     ok") {
+		t.Errorf("replay of a hand-written schedule: exit %d, %s%s", code, out, e)
+	}
+	for _, tc := range []struct{ record, want string }{
+		{"# steps x\n", "bad.trail:2:1: want"},
+		{"# verdict ok\n# steps 1\n", "bad.trail:2:1: want"},
+		{"# verdict deadlock\n# verdict deadlock\n# steps 1\n", "bad.trail:3:1: want"},
+		{"# steps 1\n", "not both"},
+	} {
+		os.WriteFile(file("bad.trail"), []byte("mcvm-trail 1\n"+tc.record+"program 00\ngranularity transition\n0 0\n"), 0o644)
+		if code, _, e := runMain("replay", "-D", "N=3", file("bad.trail"), philo); code != exitUsage || !strings.Contains(e, tc.want) {
+			t.Errorf("replay with %q: exit %d, stderr %q; want %d and %q", tc.record, code, e, exitUsage, tc.want)
+		}
 	}
 }
 

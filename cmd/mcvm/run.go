@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"mcvm/bytecode"
+	"mcvm/explorer"
 	"mcvm/vm"
 )
 
@@ -58,11 +59,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	var trs, path []vm.Trans
 	// violation reports a property violation and writes the trail.
-	violation := func(msg string) int {
+	violation := func(msg string, v explorer.Verdict) int {
 		out.Flush()
 		fmt.Fprintf(stderr, "mcvm run: %s\n", msg)
 		if *trail != "" {
-			if err := writeTrail(*trail, p, m.Options(), path); err != nil {
+			if err := writeTrail(*trail, p, m.Options(), path, v); err != nil {
 				return fail(stderr, "run", err)
 			}
 			fmt.Fprintf(stderr, "trail written to %s\n", *trail)
@@ -86,7 +87,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 						msg += fmt.Sprintf("\n  thread %d  %-10s at %s %s (%s) %s", e.Thread, e.Status, e.Instr, e.Pos, e.Method, e.Blocker)
 					}
 				}
-				return violation(msg)
+				return violation(msg, explorer.VerdictDeadlock)
 			}
 			return exitOK
 		}
@@ -96,10 +97,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			path = append(path, tr)
 		}
 		if f := m.Step(tr); f != nil {
-			return violation(faultMessage(p, f))
+			return violation(faultMessage(p, f), explorer.VerdictOf(f.Kind))
 		}
 		if f := m.CheckInvariants(); f != nil {
-			return violation(faultMessage(p, f))
+			return violation(faultMessage(p, f), explorer.VerdictOf(f.Kind))
 		}
 		if step%1024 == 1023 {
 			// Long runs stay bounded: freed places are reused.
