@@ -11,9 +11,10 @@
 // the assembler, the disassembler, Verify, the vm's decoder and package
 // por's analyses read it, and docs/isa.md is generated from it
 // (ISAMarkdown; a test keeps the file equal to the output). Encode writes
-// the lowest .mcb format version that holds a program (version 1 unless
-// it uses structured exception handling beyond catch handlers), so files,
-// digests and trails of programs without it stay valid; Decode reads both.
+// .mcb format version 4, which ends with a checksum of the whole file;
+// Decode reads it and versions 1 and 2, which have none. Digest hashes
+// the version-1 or version-2 encoding, so the digests named by scripts and
+// trails do not depend on the file version.
 //
 // Invariants: a Program returned by Decode, or accepted by Verify, has every
 // operand in range, consistent stack depths, well-nested protected regions

@@ -4,9 +4,9 @@
 // zig-zag varint where a value may be negative; strings are a uvarint length
 // then UTF-8 bytes):
 //
-//	file     = magic version body
+//	file     = magic version body [checksum]
 //	magic    = "MCVM\x00BC\r\n"            (10 bytes)
-//	version  = uvarint                      (1 or 2: see below)
+//	version  = uvarint                      (4; Decode also reads 1 and 2: see below)
 //	body     = files classes fields statics methods strings entry invariants
 //	files    = count { string }
 //	classes  = count { name:string super:svarint nfields { field:uvarint } pos }
@@ -16,21 +16,26 @@
 //	                   ncode { op:byte a:svarint b:svarint }
 //	                   nlines { pos }
 //	                   nhandlers { kind:byte start:uvarint end:uvarint target:uvarint class:svarint
-//	                               [hend:uvarint filter:uvarint] }   (version 2 only)
+//	                               [hend:uvarint filter:uvarint] }   (not in version 1)
 //	                   pos }
 //	strings  = count { string }
 //	entry    = svarint
 //	invariants = count { uvarint }
 //	pos      = file:uvarint line:uvarint col:uvarint
+//	checksum = u64le: CRC-64 (ECMA) of every byte before it   (version 4 only)
 //
-// Version 2 added the filter, finally and fault handlers, handler ends
-// (hend, 0 when unknown) and filter blocks, and the opcodes rethrow, leave,
-// endfinally, endfault and endfilter. Encode writes the lowest version that
-// holds the program: version 1 when every handler is a catch without a
-// handler end and no version-2 opcode occurs, so programs that do not use
-// structured exception handling encode (and digest) exactly as before.
-// Decode reads both versions; a version-1 file holds only what version 1
-// could express.
+// Encode writes version 4: version 2's body and a checksum over the whole
+// file, checked before anything is parsed. A CRC detects every error of
+// up to 64 consecutive bits, so every flipped bit of a version-4 file is
+// an error, and the version is 4, not 3, because no single flipped bit
+// turns 4 into 1 or 2, the versions without a checksum. Version 1 has
+// catch handlers only, without handler ends; version 2 added the filter,
+// finally and fault handlers, handler ends (hend, 0 when unknown), filter
+// blocks and the opcodes rethrow, leave, endfinally, endfault and
+// endfilter. Decode still reads both; a version-1 file holds only what
+// version 1 could express. Digest hashes the body of the lowest of
+// versions 1 and 2 that holds the program, so digests, and the scripts
+// and trails that name them, do not depend on the file version.
 //
 // Field slots and MaxStack are not stored: Decode recomputes them with Verify.
 // Every count is checked against the bytes that remain before anything is
@@ -43,6 +48,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -50,15 +56,21 @@ import (
 // Magic starts every .mcb file.
 const Magic = "MCVM\x00BC\r\n"
 
-// FormatVersion is the newest version of the .mcb format, the one Decode
-// reads besides version 1 and Encode writes for programs that need it.
-const FormatVersion = 2
+// FormatVersion is the version of the .mcb format Encode writes, the only
+// one with a checksum; Decode reads it and versions 1 and 2.
+const FormatVersion = 4
+
+// checksumLen is the size of a version-4 file's checksum.
+const checksumLen = 8
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
 
 // firstV2Opcode is the first opcode format version 1 does not have.
 const firstV2Opcode = OpRethrow
 
-// version returns the lowest format version that holds p.
-func version(p *Program) uint64 {
+// bodyVersion returns the lowest format version without a checksum (1 or
+// 2) whose body holds p: the encoding Digest hashes.
+func bodyVersion(p *Program) uint64 {
 	for i := range p.Methods {
 		m := &p.Methods[i]
 		for _, h := range m.Handlers {
@@ -78,8 +90,8 @@ func version(p *Program) uint64 {
 // ErrFormat is wrapped by every Decode error about the bytes themselves.
 var ErrFormat = errors.New("malformed .mcb file")
 
-// Encode returns the .mcb encoding of p.
-func Encode(p *Program) []byte { return encode(p, version(p)) }
+// Encode returns the .mcb encoding of p, in format version FormatVersion.
+func Encode(p *Program) []byte { return encode(p, FormatVersion) }
 
 // encode writes p in format version ver, which must hold it.
 func encode(p *Program, ver uint64) []byte {
@@ -159,6 +171,9 @@ func encode(p *Program, ver uint64) []byte {
 	for _, inv := range p.Invariants {
 		w.u(uint64(inv))
 	}
+	if ver >= 4 {
+		w.b = binary.LittleEndian.AppendUint64(w.b, crc64.Checksum(w.b, crcTable))
+	}
 	return w.b
 }
 
@@ -184,7 +199,7 @@ func Digest(p *Program) uint64 {
 		q.Methods[i].Lines = nil
 		q.Methods[i].Pos = Pos{}
 	}
-	return xxhash.Sum64(Encode(&q))
+	return xxhash.Sum64(encode(&q, bodyVersion(&q)))
 }
 
 type writer struct{ b []byte }
@@ -208,8 +223,22 @@ func Decode(b []byte) (*Program, error) {
 	}
 	r.off = len(Magic)
 	ver := r.u()
-	if r.err == nil && (ver < 1 || ver > FormatVersion) {
-		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1 to %d", ErrFormat, ver, FormatVersion)
+	if r.err != nil {
+		return nil, r.err
+	}
+	switch ver {
+	case 1, 2:
+	case 4:
+		if len(b)-r.off < checksumLen {
+			return nil, fmt.Errorf("%w: truncated file (no room for its checksum)", ErrFormat)
+		}
+		body := len(b) - checksumLen
+		if crc64.Checksum(b[:body], crcTable) != binary.LittleEndian.Uint64(b[body:]) {
+			return nil, fmt.Errorf("%w: checksum mismatch: the file is damaged or truncated", ErrFormat)
+		}
+		r.b = b[:body]
+	default:
+		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2 and %d", ErrFormat, ver, FormatVersion)
 	}
 	p := &Program{}
 	p.Files = make([]string, r.count(1))
@@ -290,8 +319,8 @@ func Decode(b []byte) (*Program, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if r.off != len(b) {
-		return nil, fmt.Errorf("%w: %d trailing bytes at offset %d", ErrFormat, len(b)-r.off, r.off)
+	if r.off != len(r.b) {
+		return nil, fmt.Errorf("%w: %d trailing bytes at offset %d", ErrFormat, len(r.b)-r.off, r.off)
 	}
 	if err := Verify(p); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)

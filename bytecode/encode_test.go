@@ -3,6 +3,7 @@ package bytecode
 import (
 	"bytes"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -105,6 +106,8 @@ func TestDecode_truncated(t *testing.T) {
 func TestDecode_bad(t *testing.T) {
 	good := Encode(testProgram())
 	version3 := append([]byte(Magic), 3)
+	damaged := append([]byte(nil), good...)
+	damaged[len(damaged)/2] ^= 0x10
 	tests := []struct {
 		name string
 		b    []byte
@@ -113,9 +116,12 @@ func TestDecode_bad(t *testing.T) {
 	}{
 		{"empty", nil, ErrFormat, "bad magic"},
 		{"magic", append([]byte("MCVM\x00XX\r\n"), good[len(Magic):]...), ErrFormat, "bad magic"},
-		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3"},
+		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2 and 4"},
 		{"v1 finally", encode(sehProgram(), 1), ErrFormat, "finally handler in a version-1 file"},
-		{"trailing", append(append([]byte(nil), good...), 0), ErrFormat, "trailing"},
+		{"trailing", append(append([]byte(nil), good...), 0), ErrFormat, "checksum mismatch"},
+		{"v2 trailing", append(encode(testProgram(), 2), 0), ErrFormat, "trailing"},
+		{"damaged", damaged, ErrFormat, "checksum mismatch"},
+		{"no checksum", append([]byte(Magic), 4, 0, 0), ErrFormat, "no room for its checksum"},
 		{"huge count", append([]byte(Magic), 1, 0xff, 0xff, 0xff, 0xff, 0x0f), ErrFormat, "exceeds the remaining input"},
 	}
 	for _, tt := range tests {
@@ -164,16 +170,19 @@ func sehProgram() *Program {
 }
 
 func TestEncode_versions(t *testing.T) {
-	if b := Encode(testProgram()); b[len(Magic)] != 1 {
-		t.Errorf("Encode(program without version-2 features) writes version %d, want 1", b[len(Magic)])
+	if got := bodyVersion(testProgram()); got != 1 {
+		t.Errorf("bodyVersion(program without version-2 features) = %d, want 1", got)
 	}
 	p := sehProgram()
 	if err := Verify(p); err != nil {
 		t.Fatalf("Verify(sehProgram()) = %v", err)
 	}
+	if got := bodyVersion(p); got != 2 {
+		t.Errorf("bodyVersion(sehProgram()) = %d, want 2", got)
+	}
 	b := Encode(p)
-	if b[len(Magic)] != 2 {
-		t.Errorf("Encode(sehProgram()) writes version %d, want 2", b[len(Magic)])
+	if b[len(Magic)] != FormatVersion {
+		t.Errorf("Encode(sehProgram()) writes version %d, want %d", b[len(Magic)], FormatVersion)
 	}
 	q, err := Decode(b)
 	if err != nil {
@@ -184,5 +193,61 @@ func TestEncode_versions(t *testing.T) {
 	}
 	if got, want := q.Methods[3].Handlers, p.Methods[3].Handlers; !slices.Equal(got, want) {
 		t.Errorf("handlers after a round trip = %+v, want %+v", got, want)
+	}
+}
+
+// TestDecode_oldVersions reads files written before the checksum, by the
+// mcvm of the time (mcvm asm -D N=2 benchmarks/models/philo.mcasm, and
+// mcvm asm testdata/conformance/seh_finally_fault.mcasm): they decode,
+// their bytes are what encode still writes for their version, and their
+// digests are the ones recorded then.
+func TestDecode_oldVersions(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		ver    uint64
+		digest uint64
+	}{
+		{"testdata/old/philo_n2.v1.mcb", 1, 0x9a8e1770cc094d9d},
+		{"testdata/old/seh_finally_fault.v2.mcb", 2, 0xe8121a89d5dedd82},
+	} {
+		b, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[len(Magic)] != byte(tc.ver) {
+			t.Fatalf("%s: version %d, want %d", tc.file, b[len(Magic)], tc.ver)
+		}
+		p, err := Decode(b)
+		if err != nil {
+			t.Fatalf("Decode(%s) = %v", tc.file, err)
+		}
+		if got := Digest(p); got != tc.digest {
+			t.Errorf("Digest(%s) = %016x, want %016x", tc.file, got, tc.digest)
+		}
+		if !bytes.Equal(encode(p, tc.ver), b) {
+			t.Errorf("encode(Decode(%s), %d) differs from the file", tc.file, tc.ver)
+		}
+		q, err := Decode(Encode(p))
+		if err != nil || Digest(q) != tc.digest {
+			t.Errorf("%s in version %d: Decode = %v, digest %016x, want %016x", tc.file, FormatVersion, err, Digest(q), tc.digest)
+		}
+	}
+}
+
+// TestDecode_everyBitFlip flips each bit of version-4 files in turn:
+// every damaged file is an error, never a program.
+func TestDecode_everyBitFlip(t *testing.T) {
+	for name, p := range map[string]*Program{"test": testProgram(), "seh": sehProgram()} {
+		b := Encode(p)
+		for i := range len(b) * 8 {
+			b[i/8] ^= 1 << (i % 8)
+			if q, err := Decode(b); err == nil || q != nil {
+				t.Errorf("%s: Decode with bit %d of byte %d flipped = %v, want an error", name, i%8, i/8, err)
+			}
+			b[i/8] ^= 1 << (i % 8)
+		}
+		if _, err := Decode(b); err != nil {
+			t.Fatalf("%s: Decode after the flips = %v", name, err)
+		}
 	}
 }

@@ -13,7 +13,7 @@
 //	task      = index:uvarint count:uvarint root:uvarint   ; kind 'P' and 'Q' only
 //	str       = len:uvarint bytes                          ; len <= 64
 //	payloadLen= uvarint                                    ; bytes of the payload
-//	checksum  = u64le                                      ; XXH64 of the payload
+//	checksum  = u64le                                      ; XXH64 of magic to payloadLen, then the payload
 //	zstdFrame = zstd(payload)
 //	payload   = init:columns body:columns subgraphs:varint*   ; each: value - the count the body's tags imply
 //	columns   = tags threads instrs choices news ids syncs
@@ -54,7 +54,9 @@
 // scripts than version 2. Version 4 predicts each transition's thread from
 // its state's previous transition (expThread) instead of taking the previous
 // entry's: unreduced scripts 0.85x-1.00x the size of version 3's, reduced
-// ones 0.94x-1.06x (benchmarks/RESULTS.md, "Script size").
+// ones 0.94x-1.06x (benchmarks/RESULTS.md, "Script size"). Version 5's
+// checksum covers the header too, so that its verdict and figures cannot
+// change unnoticed.
 
 package scc
 
@@ -74,9 +76,10 @@ import (
 
 // FormatVersion is the version of the script format written and read.
 // Version 1 had no columns, version 2 wrote the Subgraphs values
-// themselves and version 3 coded a transition's thread against the
-// previous entry's (docs/scc-format.md); all are refused.
-const FormatVersion = 4
+// themselves, version 3 coded a transition's thread against the previous
+// entry's and version 4's checksum left out the header
+// (docs/scc-format.md); all are refused.
+const FormatVersion = 5
 
 const magic = "MCVMSCC\n"
 
@@ -853,7 +856,7 @@ func Encode(s *Script) []byte {
 		b = binary.AppendUvarint(b, uint64(h.Root))
 	}
 	b = binary.AppendUvarint(b, uint64(len(payload)))
-	b = binary.LittleEndian.AppendUint64(b, xxhash.Sum64(payload))
+	b = binary.LittleEndian.AppendUint64(b, checksum(b, payload))
 	b = encoder().EncodeAll(payload, b)
 	s.FileBytes, s.RawBytes = int64(len(b)), int64(len(payload))
 	return b
@@ -884,6 +887,15 @@ func encoder() *zstd.Encoder {
 	return enc
 }
 
+// checksum returns a script's checksum: the XXH64 of its header (the
+// bytes from the magic number to the payload's length) and its payload.
+func checksum(head, payload []byte) uint64 {
+	d := xxhash.New()
+	d.Write(head)
+	d.Write(payload)
+	return d.Sum64()
+}
+
 func appendStr(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -893,19 +905,26 @@ func appendStr(b []byte, s string) []byte {
 // *Discrepancy of kind Corrupt or Truncated; it never panics, and it
 // allocates in proportion to len(data) and the data actually decompressed.
 func Read(data []byte) (*Script, error) {
+	s, _, _, err := read(data)
+	return s, err
+}
+
+// read is Read; it also returns where the checksum is and the payload,
+// with a checksum mismatch too.
+func read(data []byte) (_ *Script, sumAt int, payload []byte, _ error) {
 	r := &hreader{b: data}
 	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
 		if len(data) < len(magic) && string(data) == magic[:len(data)] {
-			return nil, truncated("the file ends inside its magic number")
+			return nil, 0, nil, truncated("the file ends inside its magic number")
 		}
-		return nil, corrupt(-1, "not a search script (bad magic number)")
+		return nil, 0, nil, corrupt(-1, "not a search script (bad magic number)")
 	}
 	r.off = len(magic)
 	if v := r.u(); r.err == nil && v != FormatVersion {
 		if v < FormatVersion {
-			return nil, corrupt(-1, "format version %d, this mcvm reads version %d only: the script was written by an older mcvm; write it again with mcvm verify --script", v, FormatVersion)
+			return nil, 0, nil, corrupt(-1, "format version %d, this mcvm reads version %d only: the script was written by an older mcvm; write it again with mcvm verify --script", v, FormatVersion)
 		}
-		return nil, corrupt(-1, "format version %d, this mcvm reads version %d", v, FormatVersion)
+		return nil, 0, nil, corrupt(-1, "format version %d, this mcvm reads version %d", v, FormatVersion)
 	}
 	s := &Script{}
 	h := &s.Header
@@ -914,7 +933,7 @@ func Read(data []byte) (*Script, error) {
 	case KindFull, KindTrustful, KindTask, KindTrustfulTask:
 	default:
 		if r.err == nil {
-			return nil, corrupt(-1, "unknown script kind %q", h.Kind)
+			return nil, 0, nil, corrupt(-1, "unknown script kind %q", h.Kind)
 		}
 	}
 	h.Digest = r.u64()
@@ -933,45 +952,46 @@ func Read(data []byte) (*Script, error) {
 		h.Task, h.Tasks, h.Root = int(r.count()), int(r.count()), r.root()
 	}
 	payloadLen := r.count()
+	sumAt = r.off
 	sum := r.u64()
 	if r.err != nil {
-		return nil, r.err
+		return nil, 0, nil, r.err
 	}
 	if h.Flags >= flagsEnd {
-		return nil, corrupt(-1, "unknown header flags %#x", h.Flags)
+		return nil, 0, nil, corrupt(-1, "unknown header flags %#x", h.Flags)
 	}
 	if payloadLen > MaxPayload {
-		return nil, corrupt(-1, "payload of %d bytes is larger than the limit of %d", payloadLen, MaxPayload)
+		return nil, 0, nil, corrupt(-1, "payload of %d bytes is larger than the limit of %d", payloadLen, MaxPayload)
 	}
 	if sections > payloadLen {
-		return nil, corrupt(-1, "header's section sizes exceed the payload")
+		return nil, 0, nil, corrupt(-1, "header's section sizes exceed the payload")
 	}
 	frame := data[r.off:]
 	if payloadLen > int64(len(frame))*maxRatio+1024 {
-		return nil, corrupt(-1, "the header announces %d bytes of payload from %d compressed bytes, more than a ratio of %d", payloadLen, len(frame), maxRatio)
+		return nil, 0, nil, corrupt(-1, "the header announces %d bytes of payload from %d compressed bytes, more than a ratio of %d", payloadLen, len(frame), maxRatio)
 	}
 	var zh zstd.Header
 	if err := zh.Decode(frame); err != nil {
 		if len(frame) < zstd.HeaderMaxSize {
-			return nil, truncated("the file ends inside the compressed payload's header")
+			return nil, 0, nil, truncated("the file ends inside the compressed payload's header")
 		}
-		return nil, corrupt(-1, "compressed payload: %v", err)
+		return nil, 0, nil, corrupt(-1, "compressed payload: %v", err)
 	}
 	if !zh.HasFCS || zh.FrameContentSize != uint64(payloadLen) {
-		return nil, corrupt(-1, "the compressed payload's size disagrees with the header's %d bytes", payloadLen)
+		return nil, 0, nil, corrupt(-1, "the compressed payload's size disagrees with the header's %d bytes", payloadLen)
 	}
 	payload, err := decoder().DecodeAll(frame, make([]byte, 0, payloadLen))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, truncated("the compressed payload ends early")
+			return nil, 0, nil, truncated("the compressed payload ends early")
 		}
-		return nil, corrupt(-1, "compressed payload: %v", err)
+		return nil, 0, nil, corrupt(-1, "compressed payload: %v", err)
 	}
 	if int64(len(payload)) != payloadLen {
-		return nil, corrupt(-1, "the payload has %d bytes, the header says %d", len(payload), payloadLen)
+		return nil, 0, nil, corrupt(-1, "the payload has %d bytes, the header says %d", len(payload), payloadLen)
 	}
-	if xxhash.Sum64(payload) != sum {
-		return nil, corrupt(-1, "payload checksum mismatch")
+	if checksum(data[:sumAt], payload) != sum {
+		return nil, sumAt, payload, corrupt(-1, "checksum mismatch: the header or the payload is damaged")
 	}
 	rest := payload
 	for i, n := range sizes {
@@ -982,7 +1002,7 @@ func Read(data []byte) (*Script, error) {
 		cs[i%nCols], rest = rest[:n:n], rest[n:]
 	}
 	if h.Subgraphs > int64(len(rest)) {
-		return nil, corrupt(-1, "the header announces %d Subgraphs entries, the payload has room for at most %d", h.Subgraphs, len(rest))
+		return nil, 0, nil, corrupt(-1, "the header announces %d Subgraphs entries, the payload has room for at most %d", h.Subgraphs, len(rest))
 	}
 	implied := impliedSubgraphs(s.Body[colTag], int(h.Subgraphs))
 	s.Subgraph = make([]int64, 0, h.Subgraphs)
@@ -990,16 +1010,16 @@ func Read(data []byte) (*Script, error) {
 		d, n := binary.Varint(rest)
 		x := implied[i] + d
 		if n <= 0 || d <= -1<<62 || d >= 1<<62 || x < 0 || x >= 1<<62 {
-			return nil, corrupt(-1, "bad Subgraphs entry %d", i)
+			return nil, 0, nil, corrupt(-1, "bad Subgraphs entry %d", i)
 		}
 		rest = rest[n:]
 		s.Subgraph = append(s.Subgraph, x)
 	}
 	if len(rest) != 0 {
-		return nil, corrupt(-1, "%d bytes after the Subgraphs list", len(rest))
+		return nil, 0, nil, corrupt(-1, "%d bytes after the Subgraphs list", len(rest))
 	}
 	s.FileBytes, s.RawBytes = int64(len(data)), payloadLen
-	return s, nil
+	return s, sumAt, payload, nil
 }
 
 // hreader reads header fields, remembering the first error.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
+
 	"mcvm/explorer"
 )
 
@@ -16,9 +18,10 @@ import (
 // task's figures.
 //
 // File format: "MCVMFPM\n" version:uvarint digest:u64le trustful task tasks root
-// states transitions revisits errors instructions (uvarints) verdict:str
-// count:uvarint then count times (idDelta:uvarint fp:u64le defined:byte),
-// IDs ascending.
+// states transitions revisits errors instructions chained chainedReduced
+// (uvarints) verdict:str count:uvarint then count times (idDelta:uvarint
+// fp:u64le defined:byte), IDs ascending, then checksum:u64le, the XXH64 of
+// every byte before it.
 type FPMap struct {
 	Digest       uint64
 	Trustful     bool // a trustful task: no fingerprints, figures only
@@ -40,8 +43,8 @@ type FPMap struct {
 
 const fpMagic = "MCVMFPM\n"
 
-// fpMapVersion is the version of the FP map format (independent of the
-// script format's).
+// FPMapVersion is the version of the FP map format written and read
+// (independent of the script format's).
 // Version 2 added the chained transitions' counts; version 3 holds the
 // fingerprints combined from component hashes (vm.Fingerprint), which
 // differ from version 2's hashes of whole encodings, so that maps of the
@@ -49,8 +52,14 @@ const fpMagic = "MCVMFPM\n"
 // whose thread records run from the last thread to the first in a
 // program without join (they ran from the first), which differ from
 // version 3's; version 5's terms hash the integers each record holds
-// instead of its bytes (heap.TermAdd), which differ from version 4's.
-const fpMapVersion = 5
+// instead of its bytes (heap.TermAdd), which differ from version 4's;
+// version 6 ends with a checksum. Older versions are refused: a map is
+// made and merged in one certification, and a merge must rest on checked
+// files only.
+const FPMapVersion = 6
+
+// fpChecksumLen is the size of an FP map's checksum.
+const fpChecksumLen = 8
 
 func (c *certifier) fpMap() *FPMap {
 	st := c.res.Stats
@@ -73,7 +82,7 @@ func (c *certifier) fpMap() *FPMap {
 // EncodeFPMap serialises m.
 func EncodeFPMap(m *FPMap) []byte {
 	b := []byte(fpMagic)
-	b = binary.AppendUvarint(b, fpMapVersion)
+	b = binary.AppendUvarint(b, FPMapVersion)
 	b = binary.LittleEndian.AppendUint64(b, m.Digest)
 	trust := int64(0)
 	if m.Trustful {
@@ -95,18 +104,30 @@ func EncodeFPMap(m *FPMap) []byte {
 			b = append(b, 0)
 		}
 	}
-	return b
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
 }
 
-// ReadFPMap parses an FP map file; it never panics.
+// ReadFPMap parses an FP map file, checking its checksum before anything
+// else; it never panics.
 func ReadFPMap(data []byte) (*FPMap, error) {
 	if len(data) < len(fpMagic) || string(data[:len(fpMagic)]) != fpMagic {
 		return nil, corrupt(-1, "not an FP map (bad magic number)")
 	}
 	r := &hreader{b: data, off: len(fpMagic)}
-	if v := r.u(); r.err == nil && v != fpMapVersion {
-		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d: certify the task again with this mcvm", v, fpMapVersion)
+	if v := r.u(); r.err != nil {
+		return nil, r.err
+	} else if v != FPMapVersion {
+		return nil, corrupt(-1, "FP map version %d, this mcvm reads version %d: certify the task again with this mcvm", v, FPMapVersion)
 	}
+	if len(data)-r.off < fpChecksumLen {
+		return nil, truncated("the FP map ends before its checksum")
+	}
+	sum := binary.LittleEndian.Uint64(data[len(data)-fpChecksumLen:])
+	data = data[:len(data)-fpChecksumLen]
+	if xxhash.Sum64(data) != sum {
+		return nil, corrupt(-1, "FP map checksum mismatch: the file is damaged or truncated; certify the task again")
+	}
+	r.b = data
 	m := &FPMap{Digest: r.u64()}
 	switch r.count() {
 	case 0:
@@ -122,6 +143,9 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 	n := r.count()
 	if r.err != nil {
 		return nil, r.err
+	}
+	if !knownVerdict(m.Verdict) {
+		return nil, corrupt(-1, "unknown verdict %q in the FP map", m.Verdict)
 	}
 	if n > int64(len(data)-r.off)/10 {
 		return nil, corrupt(-1, "the FP map announces %d entries, the file has room for at most %d", n, (len(data)-r.off)/10)
@@ -149,6 +173,16 @@ func ReadFPMap(data []byte) (*FPMap, error) {
 	return m, nil
 }
 
+// knownVerdict reports whether s names a verdict.
+func knownVerdict(s string) bool {
+	for v := explorer.VerdictOK; v <= explorer.VerdictLimit; v++ {
+		if v.String() == s {
+			return true
+		}
+	}
+	return false
+}
+
 // MergeResult is the outcome of merging the FP maps of all tasks.
 type MergeResult struct {
 	Verdict      string
@@ -168,29 +202,8 @@ type MergeResult struct {
 // state (ID 0). Only then do the tasks together cover the reachability
 // graph. It returns a *Discrepancy when they do not.
 func Merge(maps []*FPMap) (*MergeResult, error) {
-	if len(maps) == 0 {
-		return nil, fmt.Errorf("no FP maps to merge")
-	}
-	k := maps[0].Tasks
-	seen := make([]bool, k+1)
-	for _, m := range maps {
-		if m.Digest != maps[0].Digest || m.Tasks != k || m.Trustful != maps[0].Trustful {
-			return nil, fmt.Errorf("%w: the FP maps come from different programs or partitions (task %d of %d, digest %016x; task %d of %d, digest %016x)",
-				ErrMismatch, maps[0].Task, k, maps[0].Digest, m.Task, m.Tasks, m.Digest)
-		}
-		if m.Task < 1 || m.Task > k || seen[m.Task] {
-			return nil, fmt.Errorf("task %d of %d given twice or out of range", m.Task, k)
-		}
-		seen[m.Task] = true
-	}
-	var missing []string
-	for i := 1; i <= k; i++ {
-		if !seen[i] {
-			missing = append(missing, fmt.Sprint(i))
-		}
-	}
-	if len(missing) > 0 {
-		return nil, discrepancy(Undefined, -1, "the FP maps of tasks %s of %d are missing", strings.Join(missing, ", "), k)
+	if err := checkTasks(maps); err != nil {
+		return nil, err
 	}
 	total, minID, maxID := 0, int32(0), int32(-1)
 	for _, m := range maps {
@@ -207,6 +220,40 @@ func Merge(maps []*FPMap) (*MergeResult, error) {
 		all = newDenseTable(int(maxID) + 1)
 	}
 	return merge(maps, all)
+}
+
+// checkTasks checks that maps are those of all tasks of one partition,
+// each once.
+func checkTasks(maps []*FPMap) error {
+	if len(maps) == 0 {
+		return fmt.Errorf("no FP maps to merge")
+	}
+	k := maps[0].Tasks
+	seen := make(map[int]bool, len(maps)) // (k comes from a file: no table of k)
+	for _, m := range maps {
+		if m.Digest != maps[0].Digest || m.Tasks != k || m.Trustful != maps[0].Trustful {
+			return fmt.Errorf("%w: the FP maps come from different programs or partitions (task %d of %d, digest %016x; task %d of %d, digest %016x)",
+				ErrMismatch, maps[0].Task, k, maps[0].Digest, m.Task, m.Tasks, m.Digest)
+		}
+		if m.Task < 1 || m.Task > k || seen[m.Task] {
+			return fmt.Errorf("task %d of %d given twice or out of range", m.Task, k)
+		}
+		seen[m.Task] = true
+	}
+	if len(seen) < k {
+		var missing []string
+		for i := 1; i <= k && len(missing) < 10; i++ {
+			if !seen[i] {
+				missing = append(missing, fmt.Sprint(i))
+			}
+		}
+		more := ""
+		if n := k - len(seen); n > len(missing) {
+			more = fmt.Sprintf(" and %d more", n-len(missing))
+		}
+		return discrepancy(Undefined, -1, "the FP maps of tasks %s%s of %d are missing", strings.Join(missing, ", "), more, k)
+	}
+	return nil
 }
 
 // merge does Merge's work with table all.

@@ -3,7 +3,9 @@
 package scc_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -70,7 +72,8 @@ func FuzzRead(f *testing.F) {
 		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
 		return scc.Certify(m, s, o)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	// check tests one input.
+	check := func(t *testing.T, data []byte) {
 		s, err := scc.Read(data)
 		if err != nil {
 			var d *scc.Discrepancy
@@ -100,31 +103,64 @@ func FuzzRead(f *testing.F) {
 			(res.Stats.States != w.Stats.States || res.Stats.Transitions != w.Stats.Transitions) {
 			t.Fatalf("certified (por %s) with %d states and %d transitions, want %d and %d", s.POR, res.Stats.States, res.Stats.Transitions, w.Stats.States, w.Stats.Transitions)
 		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check(t, data)
+		if sealed := scc.Reseal(data); !bytes.Equal(sealed, data) {
+			check(t, sealed) // a header changed, its checksum made right
+		}
 	})
 }
 
-// FuzzReadFPMap reads arbitrary bytes as an FP map; it must not panic and
-// what it reads must encode back to the same bytes.
+// FuzzReadFPMap reads arbitrary bytes as an FP map, as they are and
+// sealed (sealFPMap); it must not panic and what it reads must encode
+// back to the same bytes.
 func FuzzReadFPMap(f *testing.F) {
-	p := assemble(f, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
-	_, full := verify(f, p, vm.GranTransition, true, false)
-	s, _ := scc.Read(full)
-	part, _ := scc.Split(s, 2)
-	for _, task := range part.Tasks {
-		m, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
-		res, err := scc.Certify(m, task, scc.Options{Continue: true})
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(scc.EncodeFPMap(res.FP))
+	for _, b := range taskMaps(f, 2) {
+		f.Add(b)
+		f.Add(b[:len(b)-8]) // sealed, the map itself
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := scc.ReadFPMap(data)
-		if err != nil {
-			return
+		for _, in := range [][]byte{data, sealFPMap(data)} {
+			m, err := scc.ReadFPMap(in)
+			if err != nil {
+				continue
+			}
+			if got := scc.EncodeFPMap(m); string(got) != string(in) {
+				t.Fatalf("FP map does not round-trip")
+			}
 		}
-		if got := scc.EncodeFPMap(m); string(got) != string(data) {
-			t.Fatalf("FP map does not round-trip")
+	})
+}
+
+// FuzzMerge reads three inputs as FP maps (as they are, or else sealed)
+// and merges those that read: the merge must not panic, and it must
+// decide as the merge with a Go map for the table does (Merge takes a
+// table indexed by ID for dense IDs). Seeds: the maps of a real
+// partition into three tasks, and into two.
+func FuzzMerge(f *testing.F) {
+	three, two := taskMaps(f, 3), taskMaps(f, 2)
+	if len(three) != 3 {
+		f.Fatalf("%d tasks, want 3", len(three))
+	}
+	f.Add(three[0], three[1], three[2])
+	f.Add(three[2][:len(three[2])-8], three[0][:len(three[0])-8], three[1])
+	f.Add(two[0], two[1], []byte(nil))
+	f.Fuzz(func(t *testing.T, a, b, c []byte) {
+		var maps []*scc.FPMap
+		for _, in := range [][]byte{a, b, c} {
+			m, err := scc.ReadFPMap(in)
+			if err != nil {
+				m, err = scc.ReadFPMap(sealFPMap(in))
+			}
+			if err == nil {
+				maps = append(maps, m)
+			}
+		}
+		res, err := scc.Merge(maps)
+		sres, serr := scc.MergeSparse(maps)
+		if got, want := fmt.Sprintf("%+v %v", res, err), fmt.Sprintf("%+v %v", sres, serr); got != want {
+			t.Fatalf("Merge = %s, with a Go map for the table = %s", got, want)
 		}
 	})
 }

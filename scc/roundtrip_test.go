@@ -168,6 +168,34 @@ func TestRead_oldVersion(t *testing.T) {
 	}
 }
 
+// TestRead_everyBitFlip flips each bit of a script and of a task in turn:
+// Read refuses every damaged file, the header's bytes (its verdict and
+// figures) included, except where the compressed payload still
+// decompresses to the same bytes: then it reads the same script.
+func TestRead_everyBitFlip(t *testing.T) {
+	p := assemble(t, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
+	_, data := verify(t, p, vm.GranTransition, true, false)
+	_, part := readSplit(t, data, 2)
+	for name, b := range map[string][]byte{"script": data, "task": scc.Encode(part.Tasks[1])} {
+		frame := bytes.Index(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) // the zstd frame's magic number
+		if frame < 0 {
+			t.Fatalf("%s: no zstd frame", name)
+		}
+		orig := append([]byte(nil), b...)
+		for i := range len(b) * 8 {
+			b[i/8] ^= 1 << (i % 8)
+			s, err := scc.Read(b)
+			if err == nil && (i/8 < frame || !bytes.Equal(scc.Encode(s), orig)) {
+				t.Errorf("%s: Read with bit %d of byte %d flipped reads a script, want an error", name, i%8, i/8)
+			}
+			b[i/8] ^= 1 << (i % 8)
+		}
+		if _, err := scc.Read(b); err != nil {
+			t.Fatalf("%s: Read after the flips = %v", name, err)
+		}
+	}
+}
+
 // TestRead_taskRoot: a task header whose root state does not fit a state
 // ID is refused (it used to be truncated to 32 bits, a negative or wrong
 // root).

@@ -108,6 +108,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
+	if len(suite) == 0 {
+		return fail(stderr, "bench", fmt.Errorf("no models (*.mcasm) found in %s: run mcvm bench in the repository's root, or give --dir", *dir))
+	}
 	if len(*models) > 0 {
 		if suite, err = bench.Select(suite, *models); err != nil {
 			return fail(stderr, "bench", fmt.Errorf("--models: %w in %s", err, *dir))

@@ -3,12 +3,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -239,7 +241,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		}
 		ends = threadEnds(m)
 		if *sf.trail != "" {
-			if err := writeTrail(*sf.trail, p, m.Options(), res.Path); err != nil {
+			if err := writeTrail(*sf.trail, p, m.Options(), res.Path, explorer.VerdictOf(res.Fault.Kind)); err != nil {
 				return fail(stderr, cmd, err)
 			}
 		}
@@ -331,37 +333,114 @@ func exitCode(v explorer.Verdict) int {
 	return exitViolation
 }
 
-// writeTrail writes a trail to path through a temporary file, so that an
-// interrupted run leaves no half-written trail.
-func writeTrail(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans) error {
-	tmp := path + ".tmp"
-	fh, err := os.Create(tmp)
-	if err != nil {
+// writeTrail writes the trail of a violation with verdict v to path
+// (replaceFile). After its first line it records the verdict and the
+// number of steps, as comment lines, which explorer.ReadTrail passes
+// over and readTrail checks, so that a trail cut short is known as such.
+func writeTrail(path string, p *bytecode.Program, vo vm.Options, trs []vm.Trans, v explorer.Verdict) error {
+	var b bytes.Buffer
+	if err := explorer.WriteTrail(&b, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, DeadLocals: vo.DeadLocals, Path: trs}); err != nil {
 		return err
 	}
-	err = explorer.WriteTrail(fh, &explorer.Trail{Digest: bytecode.Digest(p), Granularity: vo.Granularity, Escape: vo.Escape, DeadLocals: vo.DeadLocals, Path: trs})
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	data := b.Bytes()
+	first := bytes.IndexByte(data, '\n') + 1
+	out := append([]byte(nil), data[:first]...)
+	out = fmt.Appendf(out, "%s%s\n%s%d\n", trailVerdict, v, trailSteps, len(trs))
+	return replaceFile(path, append(out, data[first:]...))
 }
 
-// readTrail reads and parses trail file name.
-func readTrail(name string) (*explorer.Trail, error) {
+// The lines with which writeTrail records a trail's verdict and length.
+const (
+	trailVerdict = "# verdict "
+	trailSteps   = "# steps "
+)
+
+// trailFile is a trail as read from a file: the explorer's trail and what
+// the file records beside it.
+type trailFile struct {
+	*explorer.Trail
+	Verdict string // the violation it was written for ("" if the file does not say)
+}
+
+// readTrail reads and parses trail file name. A trail that records its
+// length must hold that many steps.
+func readTrail(name string) (*trailFile, error) {
 	data, err := readInput(name)
 	if err != nil {
 		return nil, err
 	}
-	return explorer.ReadTrail(name, data)
+	return parseTrail(name, data)
+}
+
+// parseTrail is readTrail of the file's contents, data.
+func parseTrail(name string, data []byte) (*trailFile, error) {
+	tr, err := explorer.ReadTrail(name, data)
+	if err != nil {
+		return nil, err
+	}
+	verdict, steps, err := trailRecord(name, data)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case verdict == "":
+	case len(tr.Path) < steps:
+		return nil, fmt.Errorf("trail %s is incomplete: its steps end after %d of the %d it records, before its error (recorded verdict: %s)", name, len(tr.Path), steps, verdict)
+	case len(tr.Path) > steps:
+		return nil, fmt.Errorf("trail %s has %d steps, more than the %d it records (recorded verdict: %s)", name, len(tr.Path), steps, verdict)
+	}
+	return &trailFile{Trail: tr, Verdict: verdict}, nil
+}
+
+// trailRecord returns the verdict and the number of steps a trail records
+// (writeTrail), or "" if it records none. It reads the header's lines
+// only, up to the first step.
+func trailRecord(name string, data []byte) (verdict string, steps int, err error) {
+	haveSteps := false
+scan:
+	for ln, rest := 1, data; len(rest) > 0; ln++ {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		f := strings.Fields(string(line))
+		switch {
+		case len(f) == 3 && f[0] == "#" && (f[1] == "verdict" || f[1] == "steps"):
+			var ok bool
+			if f[1] == "verdict" {
+				ok = verdict == "" && isViolation(f[2])
+				verdict = f[2]
+			} else {
+				n, err := strconv.ParseInt(f[2], 10, 32)
+				ok = !haveSteps && err == nil && n >= 0
+				steps, haveSteps = int(n), true
+			}
+			if !ok {
+				return "", 0, fmt.Errorf("%s:%d:1: want \"%sVERDICT\" and \"%sN\", once each, VERDICT a violation", name, ln, trailVerdict, trailSteps)
+			}
+		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+		case f[0] == "mcvm-trail" || f[0] == "program" || f[0] == "granularity" || f[0] == "escape" || f[0] == "dead-locals":
+		default:
+			break scan // a step: the header is over
+		}
+	}
+	if (verdict != "") != haveSteps {
+		return "", 0, fmt.Errorf("%s: the trail records one of its verdict and its number of steps, not both", name)
+	}
+	return verdict, steps, nil
+}
+
+// isViolation reports whether v names the verdict of a property violation.
+func isViolation(v string) bool {
+	for w := explorer.VerdictDeadlock; w < explorer.VerdictLimit; w++ {
+		if w.String() == v {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDigest refuses trail tr (file name) unless it is program p's
 // (model names p in the message).
-func checkDigest(tr *explorer.Trail, name, model string, p *bytecode.Program) error {
+func checkDigest(tr *trailFile, name, model string, p *bytecode.Program) error {
 	if d := bytecode.Digest(p); d != tr.Digest {
 		return fmt.Errorf("trail %s belongs to another program (digest %016x, %s has %016x): were the same -D values given?", name, tr.Digest, model, d)
 	}
@@ -370,7 +449,7 @@ func checkDigest(tr *explorer.Trail, name, model string, p *bytecode.Program) er
 
 // loadTrail reads trail file name and model, checks that the trail is the
 // model's, and returns a machine with the trail's options.
-func loadTrail(mf *modelFlags, name, model string) (*explorer.Trail, *bytecode.Program, *vm.Machine, error) {
+func loadTrail(mf *modelFlags, name, model string) (*trailFile, *bytecode.Program, *vm.Machine, error) {
 	tr, err := readTrail(name)
 	if err != nil {
 		return nil, nil, nil, err
@@ -452,6 +531,7 @@ type report struct {
 	Reopened      int64         `json:"reopened_states,omitempty"` // astar: states reached again by a shorter path
 	Iterations    int64         `json:"iterations,omitempty"`      // ida: depth-first iterations
 	TrailLength   *int          `json:"trail_length,omitempty"`    // best-first, astar, ida: the counterexample's transitions
+	TrailVerdict  string        `json:"trail_verdict,omitempty"`   // replay: the verdict the trail records, where the replay reached another
 	POR           string        `json:"por"`
 	Proviso       string        `json:"proviso,omitempty"`
 	Reduced       int64         `json:"reduced_states,omitempty"`
@@ -576,6 +656,9 @@ func (r *report) print(w io.Writer) {
 		verdict += " (then the " + r.Limit + " limit stopped the search before it was complete)"
 	}
 	fmt.Fprintf(w, "verdict:     %s\n", verdict)
+	if r.Script != nil && r.Script.HeaderVerdict != "" {
+		fmt.Fprintf(w, "warning:     the script's header claims the verdict %s; the verdict above is certification's\n", r.Script.HeaderVerdict)
+	}
 	if r.Message != "" {
 		fmt.Fprintf(w, "error:       %s\n", r.Message)
 	}
@@ -706,8 +789,12 @@ func printTrace(w io.Writer, trace []traceStep, ends []threadEnd) {
 
 const replayAbout = `Replays a counterexample TRAIL (written by mcvm check --trail) on MODEL and
 prints its steps and the error it reaches. The trail must belong to the same
-program (its digest is checked) and granularity. Exit code 1 when the trail
-reaches a property violation, 0 when it does not.`
+program (its digest is checked) and granularity. A trail mcvm wrote records
+its verdict and its number of steps: one whose steps end before its error
+(a file cut short) is reported as incomplete, with its recorded verdict
+(exit code 2), and a replay that reaches another violation says so. Exit
+code 1 when the trail reaches a property violation, 0 when it does not
+(a trail written by hand, which records no verdict).`
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "TRAIL MODEL", replayAbout, stdout)
@@ -727,6 +814,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}
+	if f == nil && tr.Verdict != "" {
+		return fail(stderr, "replay", fmt.Errorf("trail %s is incomplete: its %d steps end before its error (recorded verdict: %s)", fs.Arg(0), len(tr.Path), tr.Verdict))
+	}
 	res := &explorer.Result{Fault: f, Path: tr.Path}
 	res.Stats.Elapsed = time.Since(start)
 	res.Stats.Transitions = int64(len(tr.Path))
@@ -734,11 +824,17 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		res.Verdict = explorer.VerdictOf(f.Kind)
 	}
 	rep := newReport(fs.Arg(1), p, tr.Granularity, explorer.DFS, res, steps, threadEnds(m))
+	if tr.Verdict != "" && tr.Verdict != rep.Verdict {
+		rep.TrailVerdict = tr.Verdict
+	}
 	if *jsonOut {
 		writeJSON(stdout, rep)
 	} else {
 		fmt.Fprintf(stdout, "mcvm replay %s %s\n", fs.Arg(0), fs.Arg(1))
 		fmt.Fprintf(stdout, "verdict:     %s\n", rep.Verdict)
+		if rep.TrailVerdict != "" {
+			fmt.Fprintf(stdout, "warning:     the trail records the verdict %s; the verdict above is the replay's\n", rep.TrailVerdict)
+		}
 		if rep.Message != "" {
 			fmt.Fprintf(stdout, "error:       %s\n", rep.Message)
 		}

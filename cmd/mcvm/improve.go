@@ -99,7 +99,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 			rep.Mode = "equivalent"
 		}
 		var code int
-		if path, code, err = improveBySearch(m, tr, fault, target, *equivalent, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
+		if path, code, err = improveBySearch(m, tr.Trail, fault, target, *equivalent, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
 			return fail(stderr, "improve", err)
 		} else if code != exitOK {
 			rep.ElapsedS = time.Since(start).Seconds()
@@ -108,7 +108,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep.NewLength = len(path)
-	if err := writeTrail(rep.Out, p, m.Options(), path); err != nil {
+	if err := writeTrail(rep.Out, p, m.Options(), path, explorer.VerdictOf(fault.Kind)); err != nil {
 		return fail(stderr, "improve", err)
 	}
 	rep.ElapsedS = time.Since(start).Seconds()

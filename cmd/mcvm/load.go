@@ -182,7 +182,7 @@ func (f *reductionFlags) explicit(name string) bool { return f.fs != nil && f.fs
 
 // registerDefines adds only -D, with a note on how it applies.
 func (f *modelFlags) registerDefines(fs *pflag.FlagSet, note string) {
-	fs.StringArrayVarP(&f.defines, "define", "D", nil, "override a .const: `NAME=VALUE` ("+note+")")
+	fs.StringArrayVarP(&f.defines, "define", "D", nil, "override a .const: `NAME=VALUE` ("+note+"; each name once)")
 }
 
 // writeJSON prints v as one indented JSON object.
@@ -202,7 +202,8 @@ func (f *modelFlags) gran() (vm.Granularity, error) {
 	return 0, fmt.Errorf("--granularity: want transition or instruction, got %q", f.granularity)
 }
 
-// parseDefines parses NAME=VALUE pairs.
+// parseDefines parses NAME=VALUE pairs; a name given twice is an error,
+// since neither value would be obviously the one that counts.
 func parseDefines(defs []string) (map[string]int64, error) {
 	if len(defs) == 0 {
 		return nil, nil
@@ -217,6 +218,9 @@ func parseDefines(defs []string) (map[string]int64, error) {
 		v, err := strconv.ParseInt(strings.TrimSpace(val), 0, 64)
 		if err != nil {
 			return nil, fmt.Errorf("-D %s: value %q is not an integer", d, val)
+		}
+		if _, dup := m[name]; dup {
+			return nil, fmt.Errorf("-D %s: %s is given twice: give each name once", d, name)
 		}
 		m[name] = v
 	}
@@ -244,6 +248,27 @@ func (f *modelFlags) load(path string) (*bytecode.Program, error) {
 		return p, nil
 	}
 	return asm.AssembleFile(path, asm.Options{Defines: defs})
+}
+
+// replaceFile writes data to a temporary file beside path and renames it
+// to path, so that path never holds half the data.
+func replaceFile(path string, data []byte) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fh.Write(data)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // maxInput bounds the size of any file mcvm reads.

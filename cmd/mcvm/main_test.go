@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,6 +111,20 @@ func TestCheck_exitCodes(t *testing.T) {
 	} {
 		if code, _, stderr := runMain(tc.args...); code != tc.code {
 			t.Errorf("mcvm %s: exit %d, want %d (stderr %q)", strings.Join(tc.args, " "), code, tc.code, stderr)
+		}
+	}
+}
+
+// A name given twice with -D is refused, whatever the values.
+func TestDefines_twice(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "-D", "N=3", "-D", "N=4", philo},
+		{"check", "-D", "N=3", "-D", " N = 3", philo},
+		{"asm", "-D", "N=3", "-D", "N=4", "-o", filepath.Join(t.TempDir(), "p.mcb"), philo},
+	} {
+		code, _, stderr := runMain(args...)
+		if code != exitUsage || !strings.Contains(stderr, "N is given twice") {
+			t.Errorf("mcvm %s: exit %d, stderr %q; want %d and \"N is given twice\"", strings.Join(args, " "), code, stderr, exitUsage)
 		}
 	}
 }
@@ -436,6 +451,74 @@ func TestCheck_trailReplay(t *testing.T) {
 	}
 }
 
+// TestTrail_cutShort: trails of check, run and improve record their
+// verdict and length, so one cut short is reported as incomplete, with
+// its recorded verdict, by replay, improve and check --target.
+func TestTrail_cutShort(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	writers := map[string][]string{
+		"check":   {"check", "-D", "N=3", "--trail", file("check.trail"), philo},
+		"run":     {"run", "-D", "N=3", "--seed", "3", "--trail", file("run.trail"), philo},
+		"improve": {"improve", "-D", "N=3", "--out", file("improve.trail"), file("check.trail"), philo},
+	}
+	for _, w := range []string{"check", "run", "improve"} {
+		if code, _, e := runMain(writers[w]...); code == exitUsage {
+			t.Fatalf("%s: exit %d: %s", w, code, e)
+		}
+		data := string(readFile(t, file(w+".trail")))
+		lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+		n := 0
+		for _, l := range lines {
+			if l != "" && l[0] >= '0' && l[0] <= '9' {
+				n++
+			}
+		}
+		if lines[1] != "# verdict deadlock" || lines[2] != fmt.Sprintf("# steps %d", n) || n < 2 {
+			t.Fatalf("%s: trail without its verdict and %d steps:\n%s", w, n, data)
+		}
+		cut := strings.Join(lines[:len(lines)-1], "\n") + "\n"
+		os.WriteFile(file("cut.trail"), []byte(cut), 0o644)
+		for _, args := range [][]string{
+			{"replay", "-D", "N=3", file("cut.trail"), philo},
+			{"improve", "-D", "N=3", "--out", file("x.trail"), file("cut.trail"), philo},
+			{"check", "-D", "N=3", "--search", "astar", "--heuristic", "hamming", "--target", file("cut.trail"), philo},
+		} {
+			want := fmt.Sprintf("is incomplete: its steps end after %d of the %d it records, before its error (recorded verdict: deadlock)", n-1, n)
+			if code, _, e := runMain(args...); code != exitUsage || !strings.Contains(e, want) {
+				t.Errorf("%s trail cut short: mcvm %s: exit %d, stderr %q; want %d and %q", w, args[0], code, e, exitUsage, want)
+			}
+		}
+		// Its count changed to match: the replay ends before the error.
+		os.WriteFile(file("cut.trail"), []byte(strings.Replace(cut, lines[2], fmt.Sprintf("# steps %d", n-1), 1)), 0o644)
+		want := fmt.Sprintf("is incomplete: its %d steps end before its error (recorded verdict: deadlock)", n-1)
+		if code, _, e := runMain("replay", "-D", "N=3", file("cut.trail"), philo); code != exitUsage || !strings.Contains(e, want) {
+			t.Errorf("%s trail cut short, count changed: replay: exit %d, stderr %q; want %d and %q", w, code, e, exitUsage, want)
+		}
+	}
+	// A replay that reaches another violation than recorded says so.
+	os.WriteFile(file("other.trail"), bytes.Replace(readFile(t, file("check.trail")), []byte("# verdict deadlock"), []byte("# verdict assertion"), 1), 0o644)
+	if code, out, e := runMain("replay", "-D", "N=3", file("other.trail"), philo); code != exitViolation || !strings.Contains(out, "warning:     the trail records the verdict assertion") {
+		t.Errorf("replay of a trail recording another verdict: exit %d, %s%s", code, out, e)
+	}
+	// A trail that records nothing (written by hand) replays as far as it goes.
+	os.WriteFile(file("hand.trail"), []byte("mcvm-trail 1\n"+strings.Join(strings.Split(string(readFile(t, file("check.trail"))), "\n")[3:5], "\n")+"\n0 0\n"), 0o644)
+	if code, out, e := runMain("replay", "-D", "N=3", file("hand.trail"), philo); code != exitOK || !strings.Contains(out, "verdict:     ok") {
+		t.Errorf("replay of a hand-written schedule: exit %d, %s%s", code, out, e)
+	}
+	for _, tc := range []struct{ record, want string }{
+		{"# steps x\n", "bad.trail:2:1: want"},
+		{"# verdict ok\n# steps 1\n", "bad.trail:2:1: want"},
+		{"# verdict deadlock\n# verdict deadlock\n# steps 1\n", "bad.trail:3:1: want"},
+		{"# steps 1\n", "not both"},
+	} {
+		os.WriteFile(file("bad.trail"), []byte("mcvm-trail 1\n"+tc.record+"program 00\ngranularity transition\n0 0\n"), 0o644)
+		if code, _, e := runMain("replay", "-D", "N=3", file("bad.trail"), philo); code != exitUsage || !strings.Contains(e, tc.want) {
+			t.Errorf("replay with %q: exit %d, stderr %q; want %d and %q", tc.record, code, e, exitUsage, tc.want)
+		}
+	}
+}
+
 func TestAsmDisasmRun(t *testing.T) {
 	dir := t.TempDir()
 	mcb := filepath.Join(dir, "philo.mcb")
@@ -462,6 +545,68 @@ func TestAsmDisasmRun(t *testing.T) {
 	// until --max-steps; philo_ok never ends.
 	if code, _, _ := runMain("run", "--max-steps", "1000", "-D", "N=3", philoOK); code != exitLimit {
 		t.Errorf("run philo_ok: exit %d, want %d", code, exitLimit)
+	}
+}
+
+// asm replaces an existing output only if it is bytecode: -o naming the
+// source (or any other file) is refused and leaves the file as it was.
+func TestAsm_overwrite(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "x.mcasm")
+	text := readFile(t, philoOK)
+	os.WriteFile(src, text, 0o644)
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("keep me\n"), 0o644)
+	for _, out := range []string{src, notes} {
+		before := readFile(t, out)
+		code, _, stderr := runMain("asm", "-D", "N=3", "-o", out, src)
+		if code != exitUsage || !strings.Contains(stderr, "not .mcb bytecode") {
+			t.Errorf("asm -o %s: exit %d, stderr %q; want %d and \"not .mcb bytecode\"", out, code, stderr, exitUsage)
+		}
+		if !bytes.Equal(readFile(t, out), before) {
+			t.Errorf("asm -o %s changed the file", out)
+		}
+	}
+	// A new file of any name, and bytecode again over bytecode.
+	for _, out := range []string{filepath.Join(dir, "x.bin"), filepath.Join(dir, "x.bin"), filepath.Join(dir, "x.mcb"), filepath.Join(dir, "x.mcb")} {
+		if code, _, stderr := runMain("asm", "-D", "N=3", "-o", out, src); code != exitOK {
+			t.Errorf("asm -o %s: exit %d, stderr %q", out, code, stderr)
+		}
+	}
+	if code, _, stderr := runMain("asm", "-D", "N=3", src); code != exitOK {
+		t.Errorf("asm over its own earlier output: exit %d, stderr %q", code, stderr)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"notes.txt", "x.bin", "x.mcasm", "x.mcb"}; !slices.Equal(names, want) {
+		t.Errorf("files after asm: %v, want %v", names, want)
+	}
+}
+
+// replaceFile leaves the whole new file or, when it fails, nothing new.
+func TestReplaceFile(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	for _, data := range []string{"first", "second, longer"} {
+		if err := replaceFile(f, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(readFile(t, f)); got != data {
+			t.Errorf("after replaceFile(%q) the file holds %q", data, got)
+		}
+	}
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "x"), nil, 0o644)
+	if err := replaceFile(sub, []byte("x")); err == nil {
+		t.Errorf("replaceFile over a directory succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("%d files after replaceFile, want 2 (no temporary file left)", len(ents))
 	}
 }
 
@@ -556,6 +701,15 @@ func TestBench(t *testing.T) {
 		if code, _, _ := runMain(args...); code != exitUsage {
 			t.Errorf("mcvm %s: exit %d, want %d", strings.Join(args, " "), code, exitUsage)
 		}
+	}
+}
+
+// Outside the repository bench finds no models: it says so and fails
+// rather than print an empty table.
+func TestBench_noModels(t *testing.T) {
+	code, out, stderr := runMain("bench", "--small", "--dir", t.TempDir())
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "no models") {
+		t.Errorf("bench in an empty directory: exit %d, stdout %q, stderr %q; want %d and \"no models\"", code, out, stderr, exitUsage)
 	}
 }
 

@@ -4,13 +4,16 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"strings"
 
 	"mcvm/bytecode"
+	"mcvm/explorer"
 	"mcvm/vm"
 )
 
@@ -56,11 +59,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	var trs, path []vm.Trans
 	// violation reports a property violation and writes the trail.
-	violation := func(msg string) int {
+	violation := func(msg string, v explorer.Verdict) int {
 		out.Flush()
 		fmt.Fprintf(stderr, "mcvm run: %s\n", msg)
 		if *trail != "" {
-			if err := writeTrail(*trail, p, m.Options(), path); err != nil {
+			if err := writeTrail(*trail, p, m.Options(), path, v); err != nil {
 				return fail(stderr, "run", err)
 			}
 			fmt.Fprintf(stderr, "trail written to %s\n", *trail)
@@ -84,7 +87,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 						msg += fmt.Sprintf("\n  thread %d  %-10s at %s %s (%s) %s", e.Thread, e.Status, e.Instr, e.Pos, e.Method, e.Blocker)
 					}
 				}
-				return violation(msg)
+				return violation(msg, explorer.VerdictDeadlock)
 			}
 			return exitOK
 		}
@@ -94,10 +97,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			path = append(path, tr)
 		}
 		if f := m.Step(tr); f != nil {
-			return violation(faultMessage(p, f))
+			return violation(faultMessage(p, f), explorer.VerdictOf(f.Kind))
 		}
 		if f := m.CheckInvariants(); f != nil {
-			return violation(faultMessage(p, f))
+			return violation(faultMessage(p, f), explorer.VerdictOf(f.Kind))
 		}
 		if step%1024 == 1023 {
 			// Long runs stay bounded: freed places are reused.
@@ -121,7 +124,9 @@ func pick(trs []vm.Trans, last int32, rng *rand.Rand) vm.Trans {
 }
 
 const asmAbout = `Assembles FILE.mcasm into bytecode, written to FILE.mcb (or -o). Errors are
-reported as file:line:col: message.`
+reported as file:line:col: message. An existing output file is replaced
+only if it is .mcb bytecode itself (it starts with the .mcb magic number),
+so that a slip such as -o FILE.mcasm cannot overwrite a source.`
 
 func runAsm(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("asm", "FILE.mcasm", asmAbout, stdout)
@@ -143,10 +148,35 @@ func runAsm(args []string, stdout, stderr io.Writer) int {
 	if out == "" {
 		out = strings.TrimSuffix(in, ".mcasm") + ".mcb"
 	}
-	if err := os.WriteFile(out, bytecode.Encode(p), 0o644); err != nil {
+	if err := writeBytecode(out, bytecode.Encode(p)); err != nil {
 		return fail(stderr, "asm", err)
 	}
 	return exitOK
+}
+
+// writeBytecode writes .mcb data to path (replaceFile). It refuses to replace a regular file that is not .mcb bytecode
+// (an assembly source given as -o, say); other files (devices, pipes)
+// are written in place.
+func writeBytecode(path string, data []byte) error {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return os.WriteFile(path, data, 0o644)
+	case err == nil:
+		head := make([]byte, len(bytecode.Magic))
+		fh, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		n, _ := io.ReadFull(fh, head)
+		fh.Close()
+		if string(head[:n]) != bytecode.Magic {
+			return fmt.Errorf("%s exists and is not .mcb bytecode: not overwriting it (remove it or give another -o)", path)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return replaceFile(path, data)
 }
 
 const disasmAbout = `Prints the assembly of FILE (.mcb bytecode, or .mcasm, which is assembled

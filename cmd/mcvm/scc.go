@@ -93,7 +93,21 @@ type scriptFigures struct {
 	LargestTaskS       float64 `json:"largest_task_s,omitempty"`
 	MergeS             float64 `json:"merge_s,omitempty"`
 	Comparisons        int64   `json:"fp_comparisons,omitempty"`
-	trustful           bool    // a trustful script or task (its certifier collects no garbage)
+	// HeaderVerdict is the verdict the script's header claims, where
+	// certification of the whole script found another.
+	HeaderVerdict string `json:"header_verdict,omitempty"`
+	trustful      bool   // a trustful script or task (its certifier collects no garbage)
+}
+
+// headerVerdict returns the verdict s's header claims if it is not v,
+// certification's verdict, and the two must agree: a whole script,
+// certified to the end (no limit), for the program's own properties.
+func (cf *certifyFlags) headerVerdict(s *scc.Script, v explorer.Verdict) string {
+	extra := len(*cf.invariants) > 0 || len(*cf.props) > 0 || len(*cf.nextInv) > 0
+	if s.IsTask() || extra || v == explorer.VerdictLimit || s.Verdict == v.String() {
+		return ""
+	}
+	return s.Verdict
 }
 
 func (f *scriptFigures) print(w io.Writer) {
@@ -426,6 +440,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return certifyFail(stderr, file, err)
 	}
 	fig := figures(file, s, res.Stats.Transitions)
+	fig.HeaderVerdict = cf.headerVerdict(s, res.Verdict)
 	if !s.Trustful() {
 		fig.PeakFP = res.PeakFP
 		if res.Stats.States > 0 {
@@ -437,7 +452,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		if out == "" {
 			out = file + ".fp"
 		}
-		if err := os.WriteFile(out, scc.EncodeFPMap(res.FP), 0o644); err != nil {
+		if err := replaceFile(out, scc.EncodeFPMap(res.FP)); err != nil {
 			return fail(stderr, "certify", err)
 		}
 		if !*sf.jsonOut {
@@ -702,6 +717,7 @@ func (cf *certifyFlags) parallel(stdout, stderr io.Writer, sf *searchFlags, mode
 	res.Stats.Chained, res.Stats.ChainedReduced = mr.Chained, mr.ChainedRed
 	res.Stats.Elapsed = time.Since(start)
 	fig := figures(file, s, mr.Transitions)
+	fig.HeaderVerdict = cf.headerVerdict(s, res.Verdict)
 	fig.Tasks, fig.Jobs, fig.Comparisons, fig.LeastLargestTask = len(part.Tasks), *cf.jobs, mr.Comparisons, part.Least
 	fig.PartitionS, fig.LargestTaskS, fig.MergeS = partS.Seconds(), largest.Seconds(), mergeS.Seconds()
 	var sum int

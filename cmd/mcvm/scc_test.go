@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mcvm/scc"
 )
 
 const invOK = "../../testdata/conformance/invariant_ok.mcasm"
@@ -53,6 +55,53 @@ func TestVerifyCertify_workflow(t *testing.T) {
 	os.WriteFile(script, data[:len(data)-3], 0o644)
 	if code, _, errs := runMain("certify", "-D", "N=3", "--script", script, philoOK); code != exitUsage || !strings.Contains(errs, "certification failed") {
 		t.Errorf("certify with a truncated script: exit %d, %s", code, errs)
+	}
+}
+
+// A script whose header claims another verdict than certification finds
+// is reported; changing the header's bytes is a checksum mismatch.
+func TestCertify_headerVerdict(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "philo.scc")
+	if code, _, errs := runMain("verify", "-D", "N=3", "--script", script, philoOK); code != exitOK {
+		t.Fatalf("verify: exit %d: %s", code, errs)
+	}
+	const warning = "warning:     the script's header claims the verdict deadlock"
+	if code, out, _ := runMain("certify", "-D", "N=3", "--script", script, philoOK); code != exitOK || strings.Contains(out, "warning:") {
+		t.Errorf("certify: exit %d, a warning:\n%s", code, out)
+	}
+	data := readFile(t, script)
+	at := bytes.Index(data, []byte("\x02ok"))
+	if at < 0 {
+		t.Fatal("no verdict ok in the header")
+	}
+	bad := append([]byte(nil), data...)
+	copy(bad[at+1:], "no")
+	os.WriteFile(script, bad, 0o644)
+	if code, _, errs := runMain("certify", "-D", "N=3", "--script", script, philoOK); code != exitUsage || !strings.Contains(errs, "checksum mismatch") {
+		t.Errorf("certify with the header's verdict changed: exit %d, stderr %q", code, errs)
+	}
+	s, err := scc.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Verdict = "deadlock"
+	os.WriteFile(script, scc.Encode(s), 0o644)
+	for _, extra := range [][]string{nil, {"--tasks", "2"}} {
+		args := append([]string{"certify", "-D", "N=3", "--script", script, philoOK}, extra...)
+		if code, out, _ := runMain(args...); code != exitOK || !strings.Contains(out, warning) {
+			t.Errorf("mcvm %s: exit %d, want %d and %q:\n%s", strings.Join(args, " "), code, exitOK, warning, out)
+		}
+	}
+	var r struct {
+		Verdict string
+		Script  struct {
+			HeaderVerdict string `json:"header_verdict"`
+		}
+	}
+	jsonOf(t, &r, "certify", "-D", "N=3", "--script", script, philoOK)
+	if r.Verdict != "ok" || r.Script.HeaderVerdict != "deadlock" {
+		t.Errorf("certify --json: verdict %q, header_verdict %q; want ok and deadlock", r.Verdict, r.Script.HeaderVerdict)
 	}
 }
 
