@@ -3,6 +3,7 @@
 package explorer
 
 import (
+	"sync/atomic"
 	"time"
 
 	"mcvm/vm"
@@ -85,6 +86,10 @@ type Options struct {
 	// the system runs out; zero means no limit. It is sampled about every
 	// 16,000 transitions.
 	MemoryLimit int64
+	// Interrupt, if set, ends the search with VerdictLimit (limit
+	// "interrupted") once it is true: a signal handler sets it. It is
+	// looked at where the time limit is, every 1,024 steps.
+	Interrupt *atomic.Bool
 	// Listeners observe the search (see Listener); ProgressEvery is how
 	// often they are given its progress (default 5s).
 	Listeners     []Listener
@@ -255,6 +260,6 @@ type Result struct {
 	Fault   *vm.Fault
 	Path    []vm.Trans
 	// Limit names the limit that ended the search: "states", "depth",
-	// "time" or "memory".
+	// "time", "memory" or "interrupted" (Options.Interrupt).
 	Limit string
 }

@@ -412,6 +412,10 @@ func (s *search) tickLimits() bool {
 	if s.checks&1023 != 0 {
 		return false
 	}
+	if s.opts.Interrupt != nil && s.opts.Interrupt.Load() {
+		s.limit = "interrupted"
+		return true
+	}
 	now := time.Now()
 	if s.opts.TimeLimit > 0 && now.Sub(s.start) >= s.opts.TimeLimit {
 		s.limit = "time"
