@@ -6,6 +6,7 @@ import (
 	"fmt"
 	bits2 "math/bits"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"mcvm/bytecode"
@@ -26,6 +27,10 @@ type Options struct {
 	// MemoryLimit, in bytes, ends certification with VerdictLimit when the
 	// Go runtime has mapped more; zero means no limit.
 	MemoryLimit int64
+	// Interrupt, if set, ends certification with VerdictLimit (limit
+	// "interrupted") once it is true, as explorer.Options.Interrupt ends a
+	// search; it is looked at every 1,024 entries.
+	Interrupt *atomic.Bool
 	// Listeners observe the certification as explorer.Listeners observe
 	// a search: every state introduced (StateStored, with its
 	// fingerprint), every transition executed (Transition: from and to
@@ -715,6 +720,8 @@ func (c *certifier) limited() bool {
 		}
 	}
 	switch {
+	case o.Interrupt != nil && o.Interrupt.Load():
+		c.res.Limit = "interrupted"
 	case o.MemoryLimit > 0 && c.pos&(1<<14-1) == 0 && explorer.MemoryInUse() > o.MemoryLimit:
 		c.res.Limit = "memory"
 	case o.MaxStates > 0 && c.res.Stats.States >= int64(o.MaxStates):
