@@ -404,3 +404,39 @@ func TestPartition_uneven(t *testing.T) {
 		t.Errorf("partition --tasks 2: exit %d, want no uneven line:\n%s", code, out)
 	}
 }
+
+// TestCertify_limitedTasks: a task cut off by a limit covers part of its
+// region only, so certification in parallel and merge-fp end with verdict
+// limit (exit 3), not with a discrepancy about states no task explored.
+func TestCertify_limitedTasks(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s")
+	if code, _, errs := runMain("verify", "--por", "none", "-D", "N=5", "--script", script, philoOK); code != exitOK {
+		t.Fatal(errs)
+	}
+	code, out, errs := runMain("certify", "--por", "none", "-D", "N=5", "--tasks", "3", "--time-limit", "1ns", "--script", script, philoOK)
+	if code != exitLimit || !strings.Contains(out, "verdict:     limit (time limit reached") {
+		t.Errorf("certify --tasks 3 --time-limit 1ns: exit %d (want %d)\n%s%s", code, exitLimit, out, errs)
+	}
+	tasks := filepath.Join(dir, "tasks")
+	if code, out, errs := runMain("partition", "--tasks", "3", "--script", script, "-o", tasks); code != exitOK {
+		t.Fatalf("partition: %s%s", out, errs)
+	}
+	var fps []string
+	for i := 1; i <= 3; i++ {
+		task := filepath.Join(tasks, fmt.Sprintf("task-%d", i))
+		args := []string{"certify", "--por", "none", "-D", "N=5", "--task", task, philoOK}
+		want := exitOK
+		if i == 2 {
+			args, want = append([]string{"certify", "--time-limit", "1ns"}, args[1:]...), exitLimit
+		}
+		if code, out, errs := runMain(args...); code != want {
+			t.Fatalf("mcvm %s: exit %d (want %d)\n%s%s", strings.Join(args, " "), code, want, out, errs)
+		}
+		fps = append(fps, task+".fp")
+	}
+	code, out, errs = runMain(append([]string{"merge-fp"}, fps...)...)
+	if code != exitLimit || !strings.Contains(out, "verdict:     limit") || !strings.Contains(errs, "task-2.fp: its task was cut off by a limit") {
+		t.Errorf("merge-fp with a task cut off: exit %d (want %d)\n%s%s", code, exitLimit, out, errs)
+	}
+}
