@@ -252,7 +252,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "verify", err)
 	}
 	data := scc.Encode(s)
-	if err := os.WriteFile(out, data, 0o644); err != nil {
+	if err := replaceFile(out, data); err != nil {
 		return fail(stderr, "verify", err)
 	}
 	res.Stats.Elapsed = time.Since(start) // the script's encoding and writing included
@@ -792,7 +792,7 @@ func runPartition(args []string, stdout, stderr io.Writer) int {
 	for i, t := range part.Tasks {
 		name := filepath.Join(*dir, fmt.Sprintf("task-%d", i+1))
 		b := scc.Encode(t)
-		if err := os.WriteFile(name, b, 0o644); err != nil {
+		if err := replaceFile(name, b); err != nil {
 			return fail(stderr, "partition", err)
 		}
 		pct := 0.0
