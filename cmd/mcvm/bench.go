@@ -30,7 +30,9 @@ process's maximum resident set size. --compare adds the figures published
 for Java PathFinder (and MoonWalker) for the same programs, from
 --published, with ratios; --jpf-log MODEL=FILE adds the figures of a JPF
 report you produced yourself (mcvm jpf-report parses it), so that both
-run on the same machine.`
+run on the same machine. An interrupt (SIGINT or SIGTERM) is passed on to
+the run under way, which reports the part it explored; bench then prints
+the rows done and exits with code 3.`
 
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench", "", benchAbout, stdout)
@@ -176,6 +178,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcvm bench: %s --por=%s done (%s, %.1f s)\n", row.Model, row.POR, row.Verdict, row.TimeS)
 		}
 	}
+	it, unsignal := catchInterrupts(stderr)
+	defer unsignal()
+	o.Interrupt, o.Started = &it.flag, it.started
 	rows, err := bench.Run(suite, o)
 	if err != nil {
 		return fail(stderr, "bench", err)
@@ -184,6 +189,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		writeJSON(stdout, map[string]any{"rows": rows})
 	} else {
 		bench.WriteTables(stdout, *format == "markdown", *compare, rows)
+	}
+	if it.interrupted() {
+		fmt.Fprintf(stderr, "mcvm bench: interrupted after %d of %d runs\n", len(rows), len(suite)*len(*porModes))
+		return exitLimit
 	}
 	return exitOK
 }

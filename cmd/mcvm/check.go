@@ -52,6 +52,9 @@ type searchFlags struct {
 	// and certify's --por, with the stack proviso), for the report.
 	porMode por.Mode
 	proviso explorer.Proviso
+	// intr, once the command catches interrupts, stops the search on the
+	// first SIGINT or SIGTERM.
+	intr *interrupt
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -115,6 +118,9 @@ func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	if opts.MemoryLimit, err = parseMemoryLimit(*f.memLimit); err != nil {
 		return opts, err
 	}
+	if f.intr != nil {
+		opts.Interrupt = &f.intr.flag
+	}
 	if p := f.progressFunc(stderr); p != nil {
 		opts.Listen(explorer.Funcs{OnProgress: p})
 	}
@@ -143,6 +149,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	var unsignal func()
+	sf.intr, unsignal = catchInterrupts(stderr)
+	defer unsignal()
 	stop, err := sf.profile()
 	if err != nil {
 		return fail(stderr, "check", err)
@@ -650,6 +659,10 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "mcvm %s %s\n", cmd, r.Model)
 	verdict := r.Verdict
 	switch {
+	case r.Limit == "interrupted" && r.Verdict == "limit":
+		verdict += " (interrupted; the state space was not fully explored)"
+	case r.Limit == "interrupted":
+		verdict += " (then an interrupt stopped the search before it was complete)"
 	case r.Limit != "" && r.Verdict == "limit":
 		verdict += " (" + r.Limit + " limit reached; the state space was not fully explored)"
 	case r.Limit != "":

@@ -634,6 +634,16 @@ func TestRun_print(t *testing.T) {
 // child process (bench runs its own executable).
 func TestMain(m *testing.M) {
 	if os.Getenv("MCVM_TEST_AS_MAIN") == "1" {
+		if ready := os.Getenv("MCVM_TEST_READY"); ready != "" {
+			// Tell the test that signals are caught from now on.
+			interruptReady = func() {
+				f, err := os.OpenFile(ready, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				if err == nil {
+					f.WriteString("ready\n")
+					f.Close()
+				}
+			}
+		}
 		os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -183,6 +183,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	var unsignal func()
+	sf.intr, unsignal = catchInterrupts(stderr)
+	defer unsignal()
 	stop, err := sf.profile()
 	if err != nil {
 		return fail(stderr, "verify", err)
@@ -331,6 +334,9 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	var unsignal func()
+	sf.intr, unsignal = catchInterrupts(stderr)
+	defer unsignal()
 	stop, err := sf.profile()
 	if err != nil {
 		return fail(stderr, "certify", err)
@@ -423,7 +429,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	}
 	eo.Chain = chains // (for the summary)
 	opts := scc.Options{Forget: *cf.forget, Continue: eo.Continue, MaxStates: eo.MaxStates, MaxDepth: eo.MaxDepth,
-		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Listeners: eo.Listeners, Digest: digest, POR: porName, Symmetry: *cf.sym, Chain: chains}
+		TimeLimit: eo.TimeLimit, MemoryLimit: eo.MemoryLimit, Interrupt: eo.Interrupt, Listeners: eo.Listeners, Digest: digest, POR: porName, Symmetry: *cf.sym, Chain: chains}
 	if mode != por.None {
 		sf.porMode, sf.proviso = mode, explorer.ProvisoStack
 	}

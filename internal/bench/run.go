@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -80,6 +82,15 @@ type Options struct {
 	JPF map[string]*jpfreport.Report
 	// Progress, when not nil, is called with each row when it is done.
 	Progress func(Row)
+	// Interrupt, if set, stops the suite once it is true: Run starts no
+	// further run and returns the rows done, the last of them that of
+	// the run under way (which ends with verdict limit, "interrupted", if
+	// it was given the signal). Each child runs in a process group of its
+	// own, so that a signal sent to the terminal's group does not reach
+	// it twice; Started is told each child when it starts and nil when it
+	// ends, to pass the signals on to it.
+	Interrupt *atomic.Bool
+	Started   func(*os.Process)
 }
 
 // ErrSymmetryDPOR is returned by Run for Options with both Symmetry and a
@@ -175,6 +186,9 @@ func Run(suite []*Model, o Options) ([]Row, error) {
 		}
 		var first int64
 		for i, mode := range o.POR {
+			if o.interrupted() {
+				return rows, nil
+			}
 			row, err := o.runModel(m, defs, mode, o.modeArgs(modelArgs, mode))
 			if err != nil {
 				return nil, err
@@ -197,6 +211,9 @@ func Run(suite []*Model, o Options) ([]Row, error) {
 	}
 	return rows, nil
 }
+
+// interrupted reports whether Options.Interrupt asks Run to stop.
+func (o *Options) interrupted() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 
 // modeArgs adds to args the flags that depend on the reduction mode.
 func (o *Options) modeArgs(args []string, mode string) []string {
@@ -237,10 +254,23 @@ func (o *Options) runModel(m *Model, defs map[string]int64, mode string, extra [
 	args := o.checkArgs(m, defs, mode, extra)
 	var times []float64
 	for i := 0; i < max(o.Repeat, 1); i++ {
+		if i > 0 && o.interrupted() {
+			break
+		}
 		cmd := exec.Command(o.Exe, args...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		err := cmd.Start()
+		if err == nil {
+			if o.Started != nil {
+				o.Started(cmd.Process)
+			}
+			err = cmd.Wait()
+			if o.Started != nil {
+				o.Started(nil)
+			}
+		}
 		if cmd.ProcessState == nil || (err != nil && cmd.ProcessState.ExitCode() == o.ToolFailure) {
 			return row, fmt.Errorf("%s: %v %s", m.Name, err, strings.TrimSpace(errb.String()))
 		}

@@ -1,0 +1,102 @@
+// Interrupts: the first SIGINT or SIGTERM stops a search at its next step, the second exits at once.
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// interrupt is what catchInterrupts sets up for one command: flag, which
+// the first SIGINT or SIGTERM sets and the searches look at
+// (explorer.Options.Interrupt, scc.Options.Interrupt), and the child
+// process every signal is passed on to (mcvm bench runs each model in
+// its own process group, so that a signal reaches it once, from here).
+type interrupt struct {
+	flag  atomic.Bool
+	mu    sync.Mutex
+	sigs  []os.Signal // received so far
+	child *os.Process
+}
+
+// interruptReady is called once a command catches interrupts; tests set
+// it to learn when a signal will be caught.
+var interruptReady = func() {}
+
+// catchInterrupts makes the first SIGINT or SIGTERM set the returned
+// interrupt's flag (and say so on stderr) and the second exit at once
+// with 128 plus the signal's number, as the shell reports a process
+// killed by it. The caller runs stop when the command ends.
+func catchInterrupts(stderr io.Writer) (it *interrupt, stop func()) {
+	it = new(interrupt)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go it.handle(ch, done, stderr, os.Exit)
+	interruptReady()
+	return it, func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// handle takes the signals from ch until done is closed.
+func (it *interrupt) handle(ch <-chan os.Signal, done <-chan struct{}, stderr io.Writer, exit func(int)) {
+	for {
+		select {
+		case <-done:
+			return
+		case sig := <-ch:
+			it.mu.Lock()
+			it.sigs = append(it.sigs, sig)
+			n := len(it.sigs)
+			if it.child != nil {
+				it.child.Signal(sig)
+			}
+			it.mu.Unlock()
+			if n == 1 {
+				it.flag.Store(true)
+				fmt.Fprintf(stderr, "mcvm: %s: stopping at the next step to report the part explored (again to exit at once)\n", sigName(sig))
+				continue
+			}
+			fmt.Fprintf(stderr, "mcvm: %s again: exiting without a report\n", sigName(sig))
+			code := 128 + 2
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			exit(code)
+			return
+		}
+	}
+}
+
+// started tells it the child process the signals go to (nil when it has
+// ended); the signals received before it started are passed on at once.
+func (it *interrupt) started(p *os.Process) {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	it.child = p
+	if p != nil {
+		for _, sig := range it.sigs {
+			p.Signal(sig)
+		}
+	}
+}
+
+// interrupted reports whether a signal has asked the command to stop.
+func (it *interrupt) interrupted() bool { return it.flag.Load() }
+
+func sigName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	if sig == os.Interrupt {
+		return "SIGINT"
+	}
+	return sig.String()
+}
