@@ -67,7 +67,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
 	f.timeLimit = fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
-	f.memLimit = fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (e.g. 4GiB, 500MB; auto: 3/4 of the machine's memory; 0: no limit)")
+	f.memLimit = fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (e.g. 4GiB, 500MB; auto: 3/4 of the machine's memory or of its cgroup's limit, whichever is less; 0: no limit)")
 	f.jsonOut = fs.Bool("json", false, "print exactly one JSON object with the verdict, statistics and trace")
 	f.trail = fs.String("trail", "", "write the counterexample to this trail `FILE` (replay it with mcvm replay)")
 	f.progress = fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
@@ -223,6 +223,18 @@ func (sf *searchFlags) setHeuristic(m *vm.Machine, opts *explorer.Options) error
 	return opts.Validate()
 }
 
+// memoryLimitFrom says where the memory limit, limit bytes, comes from.
+func (sf *searchFlags) memoryLimitFrom(limit int64) string {
+	switch {
+	case strings.TrimSpace(*sf.memLimit) == "auto":
+		_, from := defaultMemoryLimit()
+		return from
+	case limit == 0:
+		return "none (--memory-limit 0)"
+	}
+	return "--memory-limit"
+}
+
 // releaseAfter is the memory of a search's store and stack from which
 // report returns it to the system before it builds the report.
 const releaseAfter = 4 << 20
@@ -262,6 +274,9 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 			n := len(res.Path)
 			rep.TrailLength = &n
 		}
+	}
+	if rep.Memory != nil {
+		rep.Memory.LimitBytes, rep.Memory.LimitFrom = opts.MemoryLimit, sf.memoryLimitFrom(opts.MemoryLimit)
 	}
 	rep.continued = opts.Continue
 	rep.command = cmd
@@ -696,6 +711,7 @@ func (r *report) print(w io.Writer) {
 		// Certification: no visited set.
 		fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %s granularity, %s\n", r.ElapsedS, r.StatesPerS, r.Granularity, r.Search)
 		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state)\n", mib(m.PeakRSSBytes), m.PeakRSSPerState)
+		m.printLimit(w, r.Limit)
 	} else {
 		fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
 			r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
@@ -728,6 +744,7 @@ func (r *report) print(w io.Writer) {
 			fmt.Fprintf(w, "; depth-first stack %.1f MiB", mib(m.StackBytes))
 		}
 		fmt.Fprintln(w)
+		m.printLimit(w, r.Limit)
 		if r.Evicted > 0 {
 			fmt.Fprintf(w, "stack:       %d snapshots of levels far below the top given up; %d returns to such levels decoded the state from the store\n", r.Evicted, r.Decoded)
 		}
@@ -870,6 +887,8 @@ type memory struct {
 	SleepBytes      int64   `json:"sleep_set_bytes,omitempty"` // with sleep sets: each state's (part of store_bytes)
 	StackBytes      int64   `json:"stack_bytes,omitempty"`     // the depth-first stack (frames, transition lists, snapshots), about its peak
 	PeakGoBytes     int64   `json:"peak_go_bytes"`
+	LimitBytes      int64   `json:"limit_bytes"` // the memory limit (0: none)
+	LimitFrom       string  `json:"limit_from"`  // where it comes from: --memory-limit, or what auto read
 	PeakRSSBytes    int64   `json:"peak_rss_bytes"`
 	PeakRSSPerState float64 `json:"peak_rss_bytes_per_state"`
 	MissProbability float64 `json:"miss_probability"`
@@ -884,6 +903,18 @@ type pool struct {
 	Kind       string `json:"kind"`
 	Components int64  `json:"components"`
 	Bytes      int64  `json:"bytes"`
+}
+
+// printLimit prints the memory limit where the report must say what it
+// was: when it ended the search (limit "memory"), and when there was
+// none because no figure of the memory available could be read.
+func (m *memory) printLimit(w io.Writer, limit string) {
+	switch {
+	case limit == "memory" && m.LimitBytes > 0:
+		fmt.Fprintf(w, "             limit %.1f MiB: %s\n", mib(m.LimitBytes), m.LimitFrom)
+	case m.LimitBytes == 0 && strings.HasPrefix(m.LimitFrom, "none: "):
+		fmt.Fprintf(w, "             no memory limit: %s\n", strings.TrimPrefix(m.LimitFrom, "none: "))
+	}
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -65,7 +65,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the new trail to this `FILE` (default: TRAIL with .improved added)")
 	maxStates := fs.Int("max-states", 0, "stop with verdict limit after storing this many states (0: no limit)")
 	timeLimit := fs.Duration("time-limit", 0, "stop with verdict limit after this long (0: no limit)")
-	memLimit := fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (auto: 3/4 of the machine's memory; 0: no limit)")
+	memLimit := fs.String("memory-limit", "auto", "stop with verdict limit when memory use passes this `SIZE` (auto: 3/4 of the machine's memory or of its cgroup's limit, whichever is less; 0: no limit)")
 	jsonOut := fs.Bool("json", false, "print one JSON object with both lengths and the search's figures")
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code

@@ -318,16 +318,15 @@ func parse(fs *pflag.FlagSet, args []string, stderr io.Writer, nargs int) (done 
 	return false, 0
 }
 
-// parseMemoryLimit parses --memory-limit: "auto" (three quarters of the
-// machine's memory, where the system says how much there is), "0" (no
+// parseMemoryLimit parses --memory-limit: "auto" (defaultMemoryLimit:
+// three quarters of the least of the machine's memory and the limits of
+// the process's cgroups, or none where no figure can be read), "0" (no
 // limit), or a size with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
 func parseMemoryLimit(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "auto" {
-		if total := physicalMemory(); total > 0 {
-			return total / 4 * 3, nil
-		}
-		return 0, nil
+		limit, _ := defaultMemoryLimit()
+		return limit, nil
 	}
 	units := []struct {
 		suffix string
@@ -345,24 +344,4 @@ func parseMemoryLimit(s string) (int64, error) {
 		return 0, fmt.Errorf("--memory-limit: want a size such as 4GiB or 500MB, \"auto\" or 0, got %q", s)
 	}
 	return int64(v * float64(mult)), nil
-}
-
-// physicalMemory returns the machine's memory in bytes from
-// /proc/meminfo, or 0 where that is not available.
-func physicalMemory() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
-				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-					return kb << 10
-				}
-			}
-		}
-	}
-	return 0
 }
