@@ -34,8 +34,11 @@ func (m *Machine) checkKind(t *Thread, v Value, k bytecode.Kind) bool {
 }
 
 func execNew(m *Machine, t *Thread, o *op) bool {
-	if m.S.Heap.Len() >= MaxObjects {
-		return m.typeError(t, "heap limit of %d objects reached", MaxObjects)
+	if m.S.Heap.Len() >= m.opts.MaxObjects {
+		return m.limitFault(t, LimitObjects, "object limit of %d reached", m.opts.MaxObjects)
+	}
+	if len(m.S.Heap.Data)+m.layout.Slots(int32(o.a)) > m.opts.MaxSlots {
+		return m.limitFault(t, LimitSlots, "heap slot limit of %d reached allocating a %s", m.opts.MaxSlots, m.className(int32(o.a)))
 	}
 	r := m.allocated(t, m.S.Heap.New(m.layout, int32(o.a)))
 	t.Stack = append(t.Stack, Value{I: int64(r), Ref: true})
@@ -168,8 +171,11 @@ func (m *Machine) newArray(t *Thread, kind heap.ObjKind) bool {
 	if v.I < 0 {
 		return m.throwNew(t, bytecode.ClassNegativeArraySize)
 	}
-	if v.I > int64(MaxSlots-len(m.S.Heap.Data)) || m.S.Heap.Len() >= MaxObjects {
-		return m.typeError(t, "heap limit reached allocating an array of %d elements", v.I)
+	if m.S.Heap.Len() >= m.opts.MaxObjects {
+		return m.limitFault(t, LimitObjects, "object limit of %d reached", m.opts.MaxObjects)
+	}
+	if v.I > int64(m.opts.MaxSlots-len(m.S.Heap.Data)) {
+		return m.limitFault(t, LimitSlots, "heap slot limit of %d reached allocating an array of %d elements", m.opts.MaxSlots, v.I)
 	}
 	r := m.allocated(t, m.S.Heap.NewArray(kind, int(v.I)))
 	t.Stack[len(t.Stack)-1] = Value{I: int64(r), Ref: true}

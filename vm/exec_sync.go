@@ -8,8 +8,11 @@ import (
 )
 
 func execNewthread(m *Machine, t *Thread, o *op) bool {
-	if len(m.S.Threads) >= MaxThreads {
-		return m.typeError(t, "thread limit of %d reached", MaxThreads)
+	if len(m.S.Threads) >= m.opts.MaxThreads {
+		return m.limitFault(t, LimitThreads, "thread limit of %d reached", m.opts.MaxThreads)
+	}
+	if m.S.Heap.Len() >= m.opts.MaxObjects {
+		return m.limitFault(t, LimitObjects, "object limit of %d reached", m.opts.MaxObjects)
 	}
 	callee := &m.prog.Methods[o.a]
 	u := m.newThread(int32(o.a))

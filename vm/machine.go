@@ -34,15 +34,26 @@ func (g Granularity) String() string {
 
 // Limits of the machine. A transition that runs MaxLocalSteps thread-local
 // instructions ends there (so a local infinite loop becomes a cycle in the
-// state graph instead of a hang).
+// state graph instead of a hang). A call beyond MaxFrames frames or
+// MaxThreadSlot values throws StackOverflowError, as in Java. MaxObjects,
+// MaxThreads, MaxSlots and MaxInvariantSteps are the defaults of the
+// Options that a program reaches with a FaultLimit.
 const (
-	MaxLocalSteps = 1 << 16
-	MaxFrames     = 1 << 12
-	MaxThreadSlot = 1 << 16 // values (locals and operands) on one thread's stack
-	MaxObjects    = 1 << 22
-	MaxThreads    = 1 << 12
-	MaxSlots      = 1 << 24
-	maxEvalSteps  = 1 << 22
+	MaxLocalSteps     = 1 << 16
+	MaxFrames         = 1 << 12
+	MaxThreadSlot     = 1 << 16 // values (locals and operands) on one thread's stack
+	MaxObjects        = 1 << 22
+	MaxThreads        = 1 << 12
+	MaxSlots          = 1 << 24 // slots (fields and array elements) of all objects together
+	MaxInvariantSteps = 1 << 22 // instructions of one invariant's evaluation
+)
+
+// The highest values Options may raise the limits to: references, slot
+// offsets and thread ids are 32-bit.
+const (
+	MaxObjectsLimit = 1 << 30
+	MaxThreadsLimit = 1 << 20
+	MaxSlotsLimit   = 1 << 30
 )
 
 // Options configures a Machine. The zero value means transition granularity
@@ -66,6 +77,13 @@ type Options struct {
 	// (dead variable reduction; bytecode.LiveLocals), so that states that
 	// differ only in such values are one state (--dead-locals).
 	DeadLocals bool
+	// MaxThreads, MaxObjects, MaxSlots and MaxInvariantSteps bound what
+	// a state may hold and an invariant may run (zero: the package's
+	// constants of those names; at most MaxThreadsLimit, MaxObjectsLimit
+	// and MaxSlotsLimit). A program that would pass one gets a Fault of
+	// kind FaultLimit: a limit of the checker, not a property violation.
+	MaxThreads, MaxObjects, MaxSlots int
+	MaxInvariantSteps                int64
 	// Tuning holds settings for tests only; its zero value is the default.
 	Tuning Tuning
 }
@@ -80,9 +98,34 @@ const (
 	FaultException           // an exception no handler caught, or a type error
 	FaultInvariant           // an invariant returned 0 (or faulted)
 	FaultDeadlock            // reported by the explorer, never by Step
+	// FaultLimit: the program reached a limit of the machine (Fault.Limit
+	// says which): not a property of the program, and the state space
+	// beyond is not explored.
+	FaultLimit
 )
 
-var faultNames = [...]string{"ok", "assertion", "exception", "invariant", "deadlock"}
+var faultNames = [...]string{"ok", "assertion", "exception", "invariant", "deadlock", "limit"}
+
+// Limit names the limit of the machine a FaultLimit reached.
+type Limit uint8
+
+// Limits a program can reach (Options).
+const (
+	LimitNone           Limit = iota
+	LimitThreads              // Options.MaxThreads
+	LimitObjects              // Options.MaxObjects
+	LimitSlots                // Options.MaxSlots
+	LimitInvariantSteps       // Options.MaxInvariantSteps
+)
+
+var limitNames = [...]string{"", "threads", "objects", "heap slots", "invariant steps"}
+
+func (l Limit) String() string {
+	if int(l) < len(limitNames) {
+		return limitNames[l]
+	}
+	return "?"
+}
 
 func (k FaultKind) String() string {
 	if int(k) < len(faultNames) {
@@ -99,6 +142,7 @@ type Fault struct {
 	Method int32 // -1 when not at an instruction
 	PC     int32
 	Class  int32 // the exception's class, or -1
+	Limit  Limit // for FaultLimit, the limit reached
 	Msg    string
 }
 
@@ -199,6 +243,9 @@ type Machine struct {
 // asm.Assemble or bytecode.Decode) and sets its initial state.
 func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	if err := bytecode.Verify(p); err != nil {
+		return nil, err
+	}
+	if err := opts.limits(); err != nil {
 		return nil, err
 	}
 	m := &Machine{prog: p, layout: heap.NewLayout(p), opts: opts, nclasses: len(p.Classes)}
@@ -637,6 +684,39 @@ func (m *Machine) setFault(t *Thread, kind FaultKind, class int32, msg string) {
 	m.resume = false
 }
 
+// limits puts the defaults in place of the limits left zero and checks
+// the others.
+func (o *Options) limits() error {
+	for _, l := range []struct {
+		v        *int
+		def, max int
+		name     string
+	}{{&o.MaxThreads, MaxThreads, MaxThreadsLimit, "MaxThreads"}, {&o.MaxObjects, MaxObjects, MaxObjectsLimit, "MaxObjects"},
+		{&o.MaxSlots, MaxSlots, MaxSlotsLimit, "MaxSlots"}} {
+		if *l.v == 0 {
+			*l.v = l.def
+		}
+		if *l.v < 1 || *l.v > l.max {
+			return fmt.Errorf("vm: %s %d out of range 1 to %d", l.name, *l.v, l.max)
+		}
+	}
+	if o.MaxInvariantSteps == 0 {
+		o.MaxInvariantSteps = MaxInvariantSteps
+	}
+	if o.MaxInvariantSteps < 1 {
+		return fmt.Errorf("vm: MaxInvariantSteps %d must be positive", o.MaxInvariantSteps)
+	}
+	return nil
+}
+
+// limitFault records that thread t reached limit l: a fault of kind
+// FaultLimit, not of the program.
+func (m *Machine) limitFault(t *Thread, l Limit, format string, args ...any) bool {
+	m.setFault(t, FaultLimit, -1, fmt.Sprintf(format, args...))
+	m.fault.Limit = l
+	return false
+}
+
 // typeError records a fault for a value of the wrong kind: the program is
 // ill-typed there (the assembler does not check value kinds).
 func (m *Machine) typeError(t *Thread, format string, args ...any) bool {
@@ -731,10 +811,10 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 	m.evaling = true
 	defer func() { m.evaling = false }()
 	name := func() string { return m.prog.MethodName(mi) } // for messages only: it allocates
-	for n := 0; ; n++ {
-		if n == maxEvalSteps {
-			m.setFault(t, FaultInvariant, -1, "invariant "+name()+" did not return within the step limit")
-			break
+	for n := int64(0); ; n++ {
+		if n == m.opts.MaxInvariantSteps {
+			m.limitFault(t, LimitInvariantSteps, "invariant %s did not return within %d instructions", name(), n)
+			return &m.fault
 		}
 		o := m.next(t)
 		if !o.pure {
@@ -755,6 +835,10 @@ func (m *Machine) evalInvariant(mi int32) *Fault {
 	}
 	if !m.faulted {
 		return nil
+	}
+	if m.fault.Kind == FaultLimit {
+		m.fault.Msg = "invariant " + name() + ": " + m.fault.Msg
+		return &m.fault
 	}
 	if !strings.HasPrefix(m.fault.Msg, "invariant ") {
 		m.fault.Msg = "invariant " + name() + " failed: " + m.fault.Msg
