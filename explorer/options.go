@@ -66,6 +66,8 @@ func VerdictOf(k vm.FaultKind) Verdict {
 		return VerdictInvariant
 	case vm.FaultDeadlock:
 		return VerdictDeadlock
+	case vm.FaultLimit:
+		return VerdictLimit
 	default:
 		return VerdictException
 	}
@@ -260,6 +262,10 @@ type Result struct {
 	Fault   *vm.Fault
 	Path    []vm.Trans
 	// Limit names the limit that ended the search: "states", "depth",
-	// "time", "memory" or "interrupted" (Options.Interrupt).
+	// "time", "memory", "interrupted" (Options.Interrupt), or a limit of
+	// the machine (vm.Limit: "threads", "objects", "heap slots",
+	// "invariant steps"), which a transition or invariant reached. Fault
+	// and Path then say where, unless an error found before is the
+	// verdict.
 	Limit string
 }

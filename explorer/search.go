@@ -294,6 +294,17 @@ func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
 // record notes an error found at the end of the path to state id (then
 // transition last, if not nil).
 func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
+	if f.Kind == vm.FaultLimit {
+		// A limit of the machine, not an error of the program: the search
+		// cannot go on past it, and reports where it was reached.
+		s.limit, s.stop = f.Limit.String(), true
+		if s.fault == nil {
+			c := *f
+			s.fault = &c
+			s.path = s.pathTo(id, last)
+		}
+		return
+	}
 	if s.sl.optimistic && f.Kind == vm.FaultInvariant {
 		s.sl.retaint, s.stop = true, true
 		return
