@@ -365,8 +365,14 @@ func (c *certifier) fingerprint() uint64 {
 
 // record notes a property violation; path is the way to it.
 func (c *certifier) record(f *vm.Fault, last *vm.Trans) {
-	c.res.Stats.Errors++
-	if len(c.lis.Error) > 0 {
+	if f.Kind == vm.FaultLimit {
+		// A limit of the machine (one lower than verify's): certification
+		// cannot follow the script past it, and ends with verdict limit.
+		c.res.Limit, c.stopped = f.Limit.String(), true
+	} else {
+		c.res.Stats.Errors++
+	}
+	if len(c.lis.Error) > 0 && f.Kind != vm.FaultLimit {
 		var fp uint64 // the state's, for an error of a state (as the search gives it)
 		if last == nil && len(c.stack) > 0 {
 			fp = c.stack[len(c.stack)-1].fp
@@ -582,6 +588,10 @@ func (c *certifier) initStep(buf []vm.Trans, e Entry, pre []byte, where func() (
 			c.initMat, c.initBad = true, c.chain[n]
 			c.chain = c.chain[:n]
 		}
+	}
+	if f != nil && f.Kind == vm.FaultLimit {
+		c.record(f, &tr)
+		return buf, instr, errLimit
 	}
 	if f != nil {
 		at, _ := where()

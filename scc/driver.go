@@ -4,6 +4,7 @@
 package scc
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 
@@ -19,6 +20,10 @@ import (
 // proviso, Enter checks a new state and pushes it, Pop leaves it. The
 // rules of which transitions a state must explore are the search's
 // (explorer's reductions, chains, twins and provisos).
+
+// errLimit says that a limit of the machine ended certification where
+// no discrepancy could be found (c.res says which).
+var errLimit = errors.New("limit")
 
 // entrySource reads a script's entries in order, one at a time: from the
 // body's bytes, or from a task's view of a split script.
@@ -64,7 +69,9 @@ type step struct {
 
 // run follows the script: a task's init path first, then the walk.
 func (c *certifier) run() error {
-	if err := c.reachStart(); err != nil {
+	if err := c.reachStart(); err == errLimit {
+		return nil // (c.res says which limit)
+	} else if err != nil {
 		return err
 	}
 	if v := c.s.view; v != nil {
@@ -366,6 +373,10 @@ func (c *certifier) Forward(tr vm.Trans) (int32, bool, bool) {
 	if f == nil && c.opts.Chain {
 		cf, reduced, inv, instr := c.runChain(true, 0)
 		c.res.Stats.Instructions += instr
+		if cf != nil && cf.Kind == vm.FaultLimit {
+			c.record(cf, &tr)
+			return c.halt(nil)
+		}
 		if cf != nil {
 			if e.Op != OpFault {
 				how := "faults"
@@ -382,6 +393,10 @@ func (c *certifier) Forward(tr vm.Trans) (int32, bool, bool) {
 			}
 			return c.halt(nil)
 		}
+	}
+	if f != nil && f.Kind == vm.FaultLimit {
+		c.record(f, &tr)
+		return c.halt(nil)
 	}
 	if f != nil {
 		if e.Op != OpFault {
