@@ -177,7 +177,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
-	vo, mode, err := rf.apply(p, vm.Options{Granularity: gran, IgnoreUncaught: ignore}, &opts)
+	vo, err := sf.mf.limits(vm.Options{Granularity: gran, IgnoreUncaught: ignore})
+	if err != nil {
+		return fail(stderr, "check", err)
+	}
+	vo, mode, err := rf.apply(p, vo, &opts)
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
@@ -438,7 +442,7 @@ scan:
 				steps, haveSteps = int(n), true
 			}
 			if !ok {
-				return "", 0, fmt.Errorf("%s:%d:1: want \"%sVERDICT\" and \"%sN\", once each, VERDICT a violation", name, ln, trailVerdict, trailSteps)
+				return "", 0, fmt.Errorf("%s:%d:1: want \"%sVERDICT\" and \"%sN\", once each, VERDICT a violation or limit", name, ln, trailVerdict, trailSteps)
 			}
 		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
 		case f[0] == "mcvm-trail" || f[0] == "program" || f[0] == "granularity" || f[0] == "escape" || f[0] == "dead-locals":
@@ -452,9 +456,11 @@ scan:
 	return verdict, steps, nil
 }
 
-// isViolation reports whether v names the verdict of a property violation.
+// isViolation reports whether v names a verdict a trail can record: that
+// of a property violation, or limit, for a transition that reached a limit
+// of the machine (--max-threads, ...).
 func isViolation(v string) bool {
-	for w := explorer.VerdictDeadlock; w < explorer.VerdictLimit; w++ {
+	for w := explorer.VerdictDeadlock; w <= explorer.VerdictLimit; w++ {
 		if w.String() == v {
 			return true
 		}
@@ -489,7 +495,11 @@ func loadTrail(mf *modelFlags, name, model string) (*trailFile, *bytecode.Progra
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := vm.New(p, vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
+	vo, err := mf.limits(vm.Options{Granularity: tr.Granularity, Escape: tr.Escape, DeadLocals: tr.DeadLocals, IgnoreUncaught: ignore})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := vm.New(p, vo)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -652,6 +662,8 @@ func faultMessage(p *bytecode.Program, f *vm.Fault) string {
 	switch f.Kind {
 	case vm.FaultAssertion:
 		fmt.Fprintf(&b, "assertion violated: %s", f.Msg)
+	case vm.FaultLimit:
+		fmt.Fprintf(&b, "%s, %s raises it", f.Msg, limitFlags[f.Limit])
 	default:
 		b.WriteString(f.Msg)
 	}
@@ -687,7 +699,10 @@ func (r *report) print(w io.Writer) {
 	if r.Script != nil && r.Script.HeaderVerdict != "" {
 		fmt.Fprintf(w, "warning:     the script's header claims the verdict %s; the verdict above is certification's\n", r.Script.HeaderVerdict)
 	}
-	if r.Message != "" {
+	switch {
+	case r.Message != "" && r.Verdict == "limit":
+		fmt.Fprintf(w, "limit:       %s\n", r.Message)
+	case r.Message != "":
 		fmt.Fprintf(w, "error:       %s\n", r.Message)
 	}
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
@@ -777,7 +792,8 @@ func (r *report) print(w io.Writer) {
 	if r.Script != nil {
 		r.Script.print(w)
 	}
-	if r.Verdict == "limit" && r.command != "certify" {
+	if r.Verdict == "limit" && r.command != "certify" && r.Message == "" {
+		// (A limit of the machine says itself which flag raises it.)
 		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
 		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
 		if m := r.Memory; r.Limit == "memory" && m != nil && m.Store == "exact" {
@@ -823,14 +839,16 @@ program (its digest is checked) and granularity. A trail mcvm wrote records
 its verdict and its number of steps: one whose steps end before its error
 (a file cut short) is reported as incomplete, with its recorded verdict
 (exit code 2), and a replay that reaches another violation says so. Exit
-code 1 when the trail reaches a property violation, 0 when it does not
-(a trail written by hand, which records no verdict).`
+code 1 when the trail reaches a property violation, 3 when it reaches a
+limit of the machine (--max-threads, ...), 0 when it does neither (a
+trail written by hand, which records no verdict).`
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "TRAIL MODEL", replayAbout, stdout)
 	var mf modelFlags
 	mf.registerDefines(fs, "as given to check")
 	mf.registerUncaught(fs)
+	mf.registerLimits(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object with the verdict and trace")
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code
@@ -844,7 +862,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}
-	if f == nil && tr.Verdict != "" {
+	if f == nil && tr.Verdict != "" && tr.Verdict != explorer.VerdictLimit.String() {
+		// (A limit of the machine raised since is not reached: the
+		// replay's verdict, with a warning.)
 		return fail(stderr, "replay", fmt.Errorf("trail %s is incomplete: its %d steps end before its error (recorded verdict: %s)", fs.Arg(0), len(tr.Path), tr.Verdict))
 	}
 	res := &explorer.Result{Fault: f, Path: tr.Path}
@@ -866,14 +886,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "warning:     the trail records the verdict %s; the verdict above is the replay's\n", rep.TrailVerdict)
 		}
 		if rep.Message != "" {
-			fmt.Fprintf(stdout, "error:       %s\n", rep.Message)
+			fmt.Fprintf(stdout, "%-13s%s\n", map[bool]string{true: "limit:", false: "error:"}[res.Verdict == explorer.VerdictLimit], rep.Message)
 		}
 		printTrace(stdout, rep.Trace, rep.Threads)
 	}
-	if f != nil {
-		return exitViolation
-	}
-	return exitOK
+	return exitCode(res.Verdict)
 }
 
 // memory is the memory account of check's report.

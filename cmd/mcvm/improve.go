@@ -57,6 +57,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	var mf modelFlags
 	mf.registerDefines(fs, "as given when the trail was written")
 	mf.registerUncaught(fs)
+	mf.registerLimits(fs)
 	equivalent := fs.Bool("equivalent", false, "look for any state that violates the same property with every thread at the same place, not only the trail's own error state")
 	reorder := fs.Bool("reorder", false, "do not search: drop transitions (single ones from the end, rounds of a thread's loops) while the trail still reaches the same violation")
 	search := fs.String("search", "astar", "search order: astar, best-first or bfs")
@@ -79,7 +80,7 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "improve", err)
 	}
-	if fault == nil {
+	if fault == nil || fault.Kind == vm.FaultLimit {
 		return fail(stderr, "improve", fmt.Errorf("trail %s reaches no error: nothing to improve", fs.Arg(0)))
 	}
 	rep := improveReport{Model: fs.Arg(1), Trail: fs.Arg(0), Out: *out, Mode: "same-state", Fault: faultMessage(p, fault),

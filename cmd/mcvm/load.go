@@ -24,12 +24,46 @@ type modelFlags struct {
 	defines     []string
 	granularity string
 	uncaught    string
+	// The machine's limits (registerLimits; zero: vm's defaults).
+	maxThreads, maxObjects, maxSlots int
+	maxInvSteps                      int64
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	f.registerDefines(fs, "repeatable; .mcasm models only")
 	fs.StringVar(&f.granularity, "granularity", "transition", "transition: run thread-local instructions together up to the next scheduling point; instruction: every instruction is a transition")
 	f.registerUncaught(fs)
+	f.registerLimits(fs)
+}
+
+// registerLimits adds the flags of the machine's limits, which a program
+// that passes one reaches with verdict limit.
+func (f *modelFlags) registerLimits(fs *pflag.FlagSet) {
+	fs.IntVar(&f.maxThreads, "max-threads", vm.MaxThreads, fmt.Sprintf("the most threads a state may hold (up to %d); a program that starts more reaches verdict limit", vm.MaxThreadsLimit))
+	fs.IntVar(&f.maxObjects, "max-objects", vm.MaxObjects, fmt.Sprintf("the most objects and arrays a state may hold (up to %d); more is verdict limit", vm.MaxObjectsLimit))
+	fs.IntVar(&f.maxSlots, "max-heap-slots", vm.MaxSlots, fmt.Sprintf("the most fields and array elements all objects of a state may hold together, 8 bytes each (up to %d); more is verdict limit", vm.MaxSlotsLimit))
+	fs.Int64Var(&f.maxInvSteps, "max-invariant-steps", vm.MaxInvariantSteps, "the most instructions one evaluation of an invariant may run; more is verdict limit")
+}
+
+// limitFlags name the flag that raises each limit of the machine.
+var limitFlags = map[vm.Limit]string{vm.LimitThreads: "--max-threads", vm.LimitObjects: "--max-objects",
+	vm.LimitSlots: "--max-heap-slots", vm.LimitInvariantSteps: "--max-invariant-steps"}
+
+// limits sets the machine's limits in vo from the flags (registerLimits).
+func (f *modelFlags) limits(vo vm.Options) (vm.Options, error) {
+	for _, l := range []struct {
+		v, max int
+		name   string
+	}{{f.maxThreads, vm.MaxThreadsLimit, "--max-threads"}, {f.maxObjects, vm.MaxObjectsLimit, "--max-objects"}, {f.maxSlots, vm.MaxSlotsLimit, "--max-heap-slots"}} {
+		if l.v < 1 || l.v > l.max {
+			return vo, fmt.Errorf("%s: want 1 to %d, got %d", l.name, l.max, l.v)
+		}
+	}
+	if f.maxInvSteps < 1 {
+		return vo, fmt.Errorf("--max-invariant-steps: want a positive number, got %d", f.maxInvSteps)
+	}
+	vo.MaxThreads, vo.MaxObjects, vo.MaxSlots, vo.MaxInvariantSteps = f.maxThreads, f.maxObjects, f.maxSlots, f.maxInvSteps
+	return vo, nil
 }
 
 // registerUncaught adds --uncaught.

@@ -49,7 +49,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	m, err := vm.New(p, vm.Options{Granularity: gran, Out: out, IgnoreUncaught: ignore})
+	vo, err := mf.limits(vm.Options{Granularity: gran, Out: out, IgnoreUncaught: ignore})
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	m, err := vm.New(p, vo)
 	if err != nil {
 		return fail(stderr, "run", err)
 	}
@@ -96,10 +100,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if *trail != "" {
 			path = append(path, tr)
 		}
-		if f := m.Step(tr); f != nil {
-			return violation(faultMessage(p, f), explorer.VerdictOf(f.Kind))
+		f := m.Step(tr)
+		if f == nil {
+			f = m.CheckInvariants()
 		}
-		if f := m.CheckInvariants(); f != nil {
+		if f != nil && f.Kind == vm.FaultLimit {
+			out.Flush()
+			fmt.Fprintf(stderr, "mcvm run: stopped after %d transitions: %s\n", step+1, faultMessage(p, f))
+			return exitLimit
+		}
+		if f != nil {
 			return violation(faultMessage(p, f), explorer.VerdictOf(f.Kind))
 		}
 		if step%1024 == 1023 {

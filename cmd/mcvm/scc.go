@@ -228,7 +228,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
-	m, err := vm.New(p, mode.VMOptions(vm.Options{Granularity: gran, GC: gc, DeadLocals: *dead}))
+	vo, err := sf.mf.limits(vm.Options{Granularity: gran, GC: gc, DeadLocals: *dead})
+	if err != nil {
+		return fail(stderr, "verify", err)
+	}
+	m, err := vm.New(p, mode.VMOptions(vo))
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
@@ -556,7 +560,11 @@ func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.P
 		return nil, fmt.Errorf("at most 64 --next-invariant pairs")
 	}
 	main := with(base.Invariants)
-	vo := mode.VMOptions(vm.Options{Granularity: gran, GC: cf.gcMode, DeadLocals: *cf.deadLocals})
+	vo, err := sf.mf.limits(vm.Options{Granularity: gran, GC: cf.gcMode, DeadLocals: *cf.deadLocals})
+	if err != nil {
+		return nil, err
+	}
+	vo = mode.VMOptions(vo)
 	mk := func() (*machineSet, error) {
 		newMachineMu.Lock()
 		defer newMachineMu.Unlock()
@@ -583,7 +591,7 @@ func (cf *certifyFlags) machines(sf *searchFlags, model string, base *bytecode.P
 		}
 		return ms, nil
 	}
-	_, err := mk() // report errors now, before any work
+	_, err = mk() // report errors now, before any work
 	return mk, err
 }
 
