@@ -11,7 +11,8 @@
 //
 // Where things are:
 //
-//	machine.go      loading and decoding, Enabled, Step, faults, invariants
+//	machine.go      loading and decoding, Enabled, Step, faults, limits, invariants
+//	spin.go         the long transition's search for a cycle: livelocks
 //	dispatch.go     the switch from opcode to executor
 //	exec_*.go       the executors by family; exec_except.go the two passes of throw
 //	state.go        State, Thread, Frame, Pending; Encode, Decode and their grammar;
@@ -46,8 +47,9 @@
 // Invariants:
 //   - The machine runs only verified programs, so operands are in range
 //     and operand stacks never underflow; a fault of the model program
-//     (assertion, uncaught exception, type error) is a Fault returned by
-//     Step, never a Go panic or error.
+//     (assertion, uncaught exception, type error, livelock) or a limit of
+//     the machine it reaches is a Fault returned by Step, never a Go panic
+//     or error.
 //   - Encode yields the canonical form of a state: equal for states equal
 //     up to heap renumbering and garbage, identical on every run and
 //     machine; the fingerprint is a function of it alone.

@@ -102,9 +102,13 @@ const (
 	// says which): not a property of the program, and the state space
 	// beyond is not explored.
 	FaultLimit
+	// FaultLivelock: a thread loops forever without reaching a scheduling
+	// point: within one transition its state came back to one it was in,
+	// with nothing else changed in between (spin.go).
+	FaultLivelock
 )
 
-var faultNames = [...]string{"ok", "assertion", "exception", "invariant", "deadlock", "limit"}
+var faultNames = [...]string{"ok", "assertion", "exception", "invariant", "deadlock", "limit", "livelock"}
 
 // Limit names the limit of the machine a FaultLimit reached.
 type Limit uint8
@@ -237,6 +241,8 @@ type Machine struct {
 	sym symmetry // thread symmetry (symmetry.go)
 	// symOrd is encodeWhole's scratch: the threads in a given order.
 	symOrd []*Thread
+	// spin looks for a thread-local cycle in a long transition (spin.go).
+	spin spin
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -639,7 +645,8 @@ func (m *Machine) step(tr Trans) *Fault {
 			return m.result()
 		}
 	}
-	for n := 1; n < MaxLocalSteps; n++ {
+	n := 1
+	for ; n < spinAfter; n++ {
 		if t.Status != StatusRunnable {
 			break
 		}
@@ -656,6 +663,11 @@ func (m *Machine) step(tr Trans) *Fault {
 		if !m.exec(t, o) {
 			break
 		}
+	}
+	if n == spinAfter {
+		// A long transition (the loop above ran to its end): it goes on
+		// looking for a cycle (spin.go).
+		return m.stepLong(t)
 	}
 	return m.result()
 }
