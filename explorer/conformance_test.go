@@ -60,10 +60,10 @@ func parseExpect(src string) (expectation, error) {
 		switch k {
 		case "verdict":
 			switch v {
-			case "ok", "deadlock", "assertion", "invariant", "exception":
+			case "ok", "deadlock", "assertion", "invariant", "exception", "livelock":
 				e.verdict = v
 			default:
-				return e, fmt.Errorf("EXPECT: unknown verdict %q (want ok, deadlock, assertion, invariant or exception)", v)
+				return e, fmt.Errorf("EXPECT: unknown verdict %q (want ok, deadlock, assertion, invariant, exception or livelock)", v)
 			}
 		case "states", "transitions", "errors":
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -228,13 +228,19 @@ func testConformanceModel(t *testing.T, path string) {
 
 	// Instruction granularity splits transitions into single instructions:
 	// more states, but the same verdict, and errors exactly when the
-	// default granularity has them.
+	// default granularity has them. (But a livelock, found within one
+	// transition, is a cycle of states when every instruction is a
+	// transition: the models with one have no other error.)
 	t.Run("granularity=instruction", func(t *testing.T) {
 		m := newMachine(t, vm.GranInstruction)
-		checkVerdict(t, p, m, vm.GranInstruction, want.verdict)
+		verdict := want.verdict
+		if verdict == "livelock" {
+			verdict = "ok"
+		}
+		checkVerdict(t, p, m, vm.GranInstruction, verdict)
 		res := explorer.Search(m, explorer.Options{Continue: true})
 		d := results[explorer.DFS]
-		if d == nil {
+		if d == nil || want.verdict == "livelock" {
 			return
 		}
 		if (res.Stats.Errors == 0) != (d.Stats.Errors == 0) {

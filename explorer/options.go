@@ -51,9 +51,10 @@ const (
 	VerdictInvariant
 	VerdictException
 	VerdictLimit
+	VerdictLivelock // a thread loops forever without a scheduling point (vm.FaultLivelock)
 )
 
-var verdictNames = [...]string{"ok", "deadlock", "assertion", "invariant", "exception", "limit"}
+var verdictNames = [...]string{"ok", "deadlock", "assertion", "invariant", "exception", "limit", "livelock"}
 
 func (v Verdict) String() string { return verdictNames[v] }
 
@@ -68,6 +69,8 @@ func VerdictOf(k vm.FaultKind) Verdict {
 		return VerdictDeadlock
 	case vm.FaultLimit:
 		return VerdictLimit
+	case vm.FaultLivelock:
+		return VerdictLivelock
 	default:
 		return VerdictException
 	}

@@ -458,9 +458,9 @@ scan:
 
 // isViolation reports whether v names a verdict a trail can record: that
 // of a property violation, or limit, for a transition that reached a limit
-// of the machine (--max-threads, ...).
+// of the machine (--max-threads, ...). (VerdictLivelock is the last.)
 func isViolation(v string) bool {
-	for w := explorer.VerdictDeadlock; w <= explorer.VerdictLimit; w++ {
+	for w := explorer.VerdictDeadlock; w <= explorer.VerdictLivelock; w++ {
 		if w.String() == v {
 			return true
 		}
