@@ -58,9 +58,11 @@ instruction up to (not including) its next scheduling point, or until it
 blocks, waits or ends. With ` + "`--granularity=instruction`" + ` every
 instruction is a transition. Calls to and returns from synchronized methods
 are scheduling points (they acquire and release a monitor), and so is the
-` + "`return`/`retval`" + ` that ends a thread. A transition that runs 65,536
-thread-local instructions ends there, so a thread-local infinite loop
-becomes a cycle of states rather than a hang.
+` + "`return`/`retval`" + ` that ends a thread. A transition whose thread comes
+back to a state it was in, having only read, computed and called in
+between, loops forever: a **livelock**, reported as an error. A transition
+that runs 65,536 thread-local instructions ends there, so another
+thread-local infinite loop becomes a cycle of states rather than a hang.
 
 A thread is **enabled** when it is runnable and its next instruction can
 execute: ` + "`monitorenter`" + ` and calls of synchronized methods need the
