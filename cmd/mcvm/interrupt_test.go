@@ -113,6 +113,12 @@ func TestInterrupt_signals(t *testing.T) {
 			}
 		}
 	})
+	t.Run("cmd=run", func(t *testing.T) {
+		code, out, errs := signalled(t, syscall.SIGINT, 1, "run", "--max-instructions", "0", "--time-limit", "0", spinModel)
+		if code != exitLimit || !strings.Contains(errs, "instructions (interrupted)") {
+			t.Errorf("run interrupted: exit %d (want %d)\n%s%s", code, exitLimit, out, errs)
+		}
+	})
 	t.Run("cmd=bench", func(t *testing.T) {
 		// Only bench is signalled: it passes the signal on to its child.
 		code, out, errs := signalled(t, syscall.SIGTERM, 2, "bench", "--dir", "../../benchmarks/models", "--models", "philo_ok",

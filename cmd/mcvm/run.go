@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"time"
 
 	"mcvm/bytecode"
 	"mcvm/explorer"
@@ -21,9 +22,18 @@ const runAbout = `Executes MODEL once, like an ordinary VM, and prints the progr
 (print, printi). The schedule is deterministic round-robin by default (each
 transition gives the next enabled thread in id order its turn, and every
 choice point takes 0); --seed picks threads and choices at random from that
-seed. Reports an assertion failure, uncaught exception, invariant violation
-or deadlock on stderr with exit code 1; --trail writes the schedule that
-reached it, for mcvm replay and mcvm improve.`
+seed. Reports an assertion failure, uncaught exception, invariant violation,
+livelock or deadlock on stderr with exit code 1; --trail writes the schedule
+that reached it, for mcvm replay and mcvm improve.
+
+A run that reaches --max-steps transitions, --max-instructions instructions
+or --time-limit, or is interrupted (SIGINT, SIGTERM), stops with exit code 3
+and says where each thread was: a thread whose last transition ran 65,536
+instructions is in a loop that does not reach a scheduling point. The
+defaults (10 million transitions, 2^30 instructions, a minute) stop a
+program that runs for ever well before anyone waits for it, and are far
+above what a model's schedule runs; the instruction limit, unlike the time
+limit, stops a run at the same place on every machine.`
 
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", "MODEL", runAbout, stdout)
@@ -31,10 +41,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	mf.register(fs)
 	seed := fs.Int64("seed", -1, "pick a random schedule and random choices from this seed (default: deterministic round-robin, choices 0)")
 	maxSteps := fs.Int64("max-steps", 10_000_000, "stop after this many transitions (exit code 3)")
+	maxInstr := fs.Int64("max-instructions", 1<<30, "stop after this many instructions in all (exit code 3; 0: no limit)")
+	timeLimit := fs.Duration("time-limit", time.Minute, "stop after this long, e.g. 10s (exit code 3; 0: no limit)")
 	trail := fs.String("trail", "", "on a violation, write the schedule that reached it to this trail `FILE` (replay it with mcvm replay, shorten it with mcvm improve)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
+	if *maxSteps < 0 || *maxInstr < 0 || *timeLimit < 0 {
+		return fail(stderr, "run", fmt.Errorf("limits must not be negative"))
+	}
+	it, unsignal := catchInterrupts(stderr)
+	defer unsignal()
+	start := time.Now()
 	gran, err := mf.gran()
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -75,23 +93,39 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	last := int32(-1)
+	var instrs int64
+	var spun []bool // per thread: its last transition ran vm.MaxLocalSteps instructions
+	// stopped reports a run a limit stopped after step transitions, and
+	// where each thread was.
+	stopped := func(step int64, why string) int {
+		out.Flush()
+		fmt.Fprintf(stderr, "mcvm run: stopped after %d transitions, %d instructions (%s)\n", step, instrs, why)
+		for tid, long := range spun {
+			if long {
+				meth, pc := m.Where(int32(tid))
+				fmt.Fprintf(stderr, "  thread %d is in a loop that reaches no scheduling point: its last transition ran %d instructions, up to %s at %s\n",
+					tid, vm.MaxLocalSteps, p.MethodName(meth), p.PosString(p.InstrPos(meth, pc)))
+			}
+		}
+		fmt.Fprintf(stderr, "threads:%s\n", threadLines(m))
+		return exitLimit
+	}
 	for step := int64(0); ; step++ {
-		if step >= *maxSteps {
-			out.Flush()
-			fmt.Fprintf(stderr, "mcvm run: stopped after %d transitions (--max-steps)\n", step)
-			return exitLimit
+		switch {
+		case step >= *maxSteps:
+			return stopped(step, "--max-steps")
+		case *maxInstr > 0 && instrs >= *maxInstr:
+			return stopped(step, "--max-instructions")
+		case step&63 == 0 && *timeLimit > 0 && time.Since(start) >= *timeLimit:
+			return stopped(step, "--time-limit")
+		case step&63 == 0 && it.interrupted():
+			return stopped(step, "interrupted")
 		}
 		trs = m.Enabled(trs[:0])
 		if len(trs) == 0 {
 			out.Flush()
 			if m.Alive() {
-				msg := fmt.Sprintf("deadlock after %d transitions: no thread can run", step)
-				for _, e := range threadEnds(m) {
-					if e.Status != "terminated" {
-						msg += fmt.Sprintf("\n  thread %d  %-10s at %s %s (%s) %s", e.Thread, e.Status, e.Instr, e.Pos, e.Method, e.Blocker)
-					}
-				}
-				return violation(msg, explorer.VerdictDeadlock)
+				return violation(fmt.Sprintf("deadlock after %d transitions: no thread can run", step)+threadLines(m), explorer.VerdictDeadlock)
 			}
 			return exitOK
 		}
@@ -101,6 +135,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			path = append(path, tr)
 		}
 		f := m.Step(tr)
+		instrs += int64(m.Executed())
+		for int(tr.Thread) >= len(spun) {
+			spun = append(spun, false)
+		}
+		spun[tr.Thread] = m.Executed() == vm.MaxLocalSteps
 		if f == nil {
 			f = m.CheckInvariants()
 		}
@@ -117,6 +156,21 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			m.CollectGarbage()
 		}
 	}
+}
+
+// threadLines lists where the threads that have not ended are, a line
+// each.
+func threadLines(m *vm.Machine) string {
+	var b strings.Builder
+	for _, e := range threadEnds(m) {
+		if e.Status != "terminated" {
+			fmt.Fprintf(&b, "\n  thread %d  %-10s at %s %s (%s)", e.Thread, e.Status, e.Instr, e.Pos, e.Method)
+			if e.Blocker != "" {
+				fmt.Fprintf(&b, " [%s]", e.Blocker)
+			}
+		}
+	}
+	return b.String()
 }
 
 // pick chooses the next transition: at random with rng, otherwise the
