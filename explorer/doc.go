@@ -3,9 +3,9 @@
 // search, or iterative-deepening A*, over canonical states with an exact
 // visited set (Store, or CollapseStore with collapse compression) or a
 // lossy one (hash compaction, bitstate hashing), detection of deadlocks,
-// assertion and invariant violations and uncaught exceptions, limits on
-// states, depth, time and memory, and counterexamples as replayable paths
-// (Replay, trail files). Partial-order reduction takes part through the
+// assertion and invariant violations, uncaught exceptions and livelocks,
+// limits on states, depth, time and memory and interrupts, and
+// counterexamples as replayable paths (Replay, trail files). Partial-order reduction takes part through the
 // interfaces Reducer, Dynamic and Sleeper, directed search through
 // Heuristic, search-carrying code and every other observer through
 // Listener. docs/design.md, "The search", gives the reasons.

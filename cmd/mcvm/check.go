@@ -27,8 +27,10 @@ const checkAbout = `Model checks MODEL (.mcasm or .mcb): explores every interlea
 threads and every value of its choice points, stopping at the first deadlock,
 assertion or invariant violation, or uncaught exception (or, with --continue,
 counting them all). Prints a summary and the counterexample trace; --json
-prints one JSON object instead. Exit codes: 0 no error, 1 property violated,
-2 bad input or usage, 3 limit reached.`
+prints one JSON object instead. An interrupt (Ctrl-C, SIGTERM) stops the
+search and prints the report of the part explored; a second exits at once.
+Exit codes: 0 no error, 1 property violated, 2 bad input or usage, 3 limit
+reached (or interrupted).`
 
 // searchFlags are the flags of check, verify and certify: the model's, the
 // search's and the output's.
