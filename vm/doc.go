@@ -80,6 +80,23 @@
 // state the base at once, else only when it is restored a second time.
 // Decode, Init and PermuteThreads drop the base.
 //
+// A numbering cut short: the main thread's return drops objects only it
+// referred to, which fails the incremental encoder's check. With the
+// records last thread first, main's is the last thread record, followed
+// only by objects' records. If it now reaches, in order, a prefix of the
+// objects the base numbered from it, no object up to the prefix refers
+// past it and none past it changed, then the objects past the prefix are
+// unreachable: the numbering is the base's cut short, and the fingerprint
+// is the base's sum with the changed terms replaced and the dropped
+// objects' terms removed.
+//
+// Thread symmetry's order: SortThreads orders the threads by a key from
+// each one's record (references written as "this thread's object",
+// "another thread's object", "static i's object", "the k-th other
+// object"), refines ties by walking from the statics and from threads
+// already told apart, and orders what is still tied by trying each order
+// of a run, up to a bound, keeping the smallest encoding.
+//
 // Checking: with Options.Tuning.CheckEncoding every incremental encoding
 // and fingerprint (kept transitions included) is compared
 // with a whole encoding, restores and deltas taken from the write log
