@@ -187,7 +187,7 @@ func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, target 
 	}
 	admissible := order == explorer.BFS
 	for _, h := range explorer.Heuristics {
-		admissible = admissible || order == explorer.AStar && h.Name == heuristic && h.Admissible
+		admissible = admissible || order == explorer.AStar && h.Name == heuristic && h.Admissible && h.Target != explorer.TargetNone
 	}
 	rep.Shortest = admissible && opts.Reducer == nil
 	return res.Path, exitOK, nil
