@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,4 +258,100 @@ func TestReorder_models(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReorder_subsequences measures how far dropping transitions can go:
+// for the depth-first trails the benchmarks reorder under reduction
+// (benchmarks/RESULTS.md, "Directed search"), it finds, by breadth-first
+// search over the pairs of a state and a place in the trail, the
+// shortest subsequence of the trail that reaches the same violation, and
+// logs it with what --reorder finds. It takes some seconds a model, so it
+// runs only with MCVM_SUBSEQUENCES=1.
+func TestReorder_subsequences(t *testing.T) {
+	if os.Getenv("MCVM_SUBSEQUENCES") == "" {
+		t.Skip("set MCVM_SUBSEQUENCES=1 to run")
+	}
+	dir := t.TempDir()
+	for _, md := range []struct {
+		name string
+		defs []string
+	}{
+		{"boundedbuffer", []string{"SIZE=1", "PRODUCERS=2", "CONSUMERS=2", "ITEMS=2"}},
+		{"nestedmonitor", []string{"SIZE=2", "PRODUCERS=2", "CONSUMERS=2", "ITEMS=2"}},
+		{"sleepingbarber", []string{"BARBERS=2", "CUSTOMERS=4", "CHAIRS=3"}},
+		{"raytracer", []string{"THREADS=2", "SIZE=1", "GRID=1", "LIGHTS=1", "MAXLEVEL=0"}},
+	} {
+		model := "../../benchmarks/models/" + md.name + ".mcasm"
+		var defs []string
+		for _, d := range md.defs {
+			defs = append(defs, "-D", d)
+		}
+		trail := filepath.Join(dir, md.name+".trail")
+		if code, _, e := runMain(append(append([]string{"check", "--por", "all", "--trail", trail}, defs...), model)...); code != exitViolation {
+			t.Fatalf("%s: check: exit %d: %s", md.name, code, e)
+		}
+		mf := modelFlags{defines: md.defs}
+		tr, _, m, err := loadTrail(&mf, trail, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _, err := errorState(m, tr.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reordered, _ := reorderTrail(m, tr.Path, f)
+		n, states := shortestSubsequence(m, tr.Path, f)
+		t.Logf("%s: trail %d, reordered %d, shortest subsequence %d (%d pairs of a state and a place)", md.name, len(tr.Path), len(reordered), n, states)
+		if n > len(reordered) {
+			t.Errorf("%s: the shortest subsequence (%d) is longer than the reordered trail (%d)", md.name, n, len(reordered))
+		}
+	}
+}
+
+// shortestSubsequence returns the length of the shortest subsequence of
+// path that reaches violation f (sameViolation; a deadlock: any), and
+// the pairs of a state and a place in path it visited.
+func shortestSubsequence(m *vm.Machine, path []vm.Trans, f *vm.Fault) (int, int) {
+	type node struct {
+		enc  []byte
+		next int // the first step of path still to take
+	}
+	m.Init()
+	layer := []node{{m.Encode(nil), 0}}
+	seen := map[string]bool{}
+	var buf []vm.Trans
+	for depth := 1; len(layer) > 0; depth++ {
+		var next []node
+		for _, nd := range layer {
+			for j := nd.next; j < len(path); j++ {
+				m.Decode(nd.enc)
+				if buf = m.Enabled(buf[:0]); !slices.Contains(buf, path[j]) {
+					continue
+				}
+				if g := m.Step(path[j]); g != nil {
+					if sameViolation(f, g) {
+						return depth, len(seen)
+					}
+					continue
+				}
+				if g := m.CheckInvariants(); g != nil {
+					if sameViolation(f, g) {
+						return depth, len(seen)
+					}
+					continue
+				}
+				if f.Kind == vm.FaultDeadlock && len(m.Enabled(buf[:0])) == 0 && m.Alive() {
+					return depth, len(seen)
+				}
+				enc := m.Encode(nil)
+				key := fmt.Sprintf("%d:%s", j+1, enc)
+				if !seen[key] {
+					seen[key] = true
+					next = append(next, node{enc, j + 1})
+				}
+			}
+		}
+		layer = next
+	}
+	return -1, len(seen)
 }
