@@ -17,7 +17,10 @@ import "mcvm/vm"
 // estimate) is at least the error's path length. With an admissible
 // heuristic (one that never overestimates) the path is then a shortest
 // one, although the search finds errors when it generates states, not
-// when it expands them.
+// when it expands them. An error one transition beyond the state being
+// expanded ends the search at once: that state had the least f, at least
+// its path length plus 1 (prioQueue), so no state in the frontier, nor
+// one it adds, is nearer an error.
 func (s *search) expandAll() {
 	id, _ := s.visit()
 	s.parent, s.via, s.depth = append(s.parent, -1), append(s.via, vm.Trans{}), append(s.depth, 0)
@@ -147,6 +150,9 @@ func (s *search) expandState(cur int32, enc []byte) bool {
 	}
 	anyNew := false
 	for i := 0; i < len(s.level); i++ {
+		if s.opts.Order == AStar && s.fault != nil && !s.opts.Continue && s.goal <= s.depth[cur]+1 {
+			return false // (see expandAll)
+		}
 		if i == end {
 			// The cycle proviso: a reduced state whose persistent set
 			// led to no new state (duplicate), or took a sticky

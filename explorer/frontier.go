@@ -2,7 +2,10 @@
 
 package explorer
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // frontier holds the states a state-expanding search (breadth-first,
 // best-first, A*) has stored and not yet expanded, and gives them back in
@@ -50,12 +53,19 @@ func (q *queue) pop() (int32, []byte, bool) {
 }
 
 // prioQueue is best-first search's and A*'s frontier: a binary heap of
-// states by priority (best-first: the estimate h; A*: f = g + h, then h,
-// so that of two equally promising states the one nearer an error goes
-// first), first in, first out among equals, so that the search is the
-// same in every run. A* adds a state again when it finds a shorter path
-// to it; an entry whose g is no longer the state's is stale and skipped.
-// It takes exact stores only: it keeps no encodings.
+// states by priority (best-first: the estimate h, then the path length g,
+// the longer first; A*: f = g + h, then h), first in, first out among
+// equals, so that the search is the same in every run. Of two equally
+// promising states the one further along its path, and so by the
+// estimate nearer an error, goes first: where the estimate is flat the
+// search goes on from the state it reached last, as depth-first search
+// does, instead of widening. A* counts an estimate below 1 as 1: a state
+// in the frontier was checked and is no error, so an error is at least
+// one transition away; with h = 0 everywhere A* is then breadth-first
+// search, states taken in the same order. A* adds a state again when it
+// finds a shorter path to it; an entry whose g is no longer the state's
+// is stale and skipped. It takes exact stores only: it keeps no
+// encodings.
 type prioQueue struct {
 	astar bool
 	depth *[]int32 // the search's path lengths by state
@@ -64,7 +74,7 @@ type prioQueue struct {
 }
 
 type prioEntry struct {
-	pri   uint64 // A*: f<<32 | h; best-first: h
+	pri   uint64 // A*: f<<32 | h; best-first: h<<32 | (MaxInt32 - g)
 	seq   uint64
 	id, g int32
 }
@@ -74,8 +84,9 @@ func (a *prioEntry) before(b *prioEntry) bool {
 }
 
 func (q *prioQueue) push(id int32, _ []byte, g, h int32) {
-	e := prioEntry{pri: uint64(h), seq: q.seq, id: id, g: g}
+	e := prioEntry{pri: uint64(h)<<32 | uint64(math.MaxInt32-g), seq: q.seq, id: id, g: g}
 	if q.astar {
+		h = max(h, 1)
 		e.pri = uint64(g+h)<<32 | uint64(h)
 	}
 	q.seq++

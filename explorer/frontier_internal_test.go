@@ -57,20 +57,21 @@ func countNil(c [][]byte) int {
 }
 
 // TestPrioQueue_order checks the directed searches' frontier: A* gives
-// states back by f = g + h, then h, then first in first out, and skips an
-// entry made stale by a shorter path added since; best-first by h alone.
+// states back by f = g + max(h, 1), then h, then first in first out, and
+// skips an entry made stale by a shorter path added since; best-first by
+// h, then the longer path, then first in first out.
 func TestPrioQueue_order(t *testing.T) {
 	depth := []int32{3, 1, 2, 2, 5}
 	q := &prioQueue{astar: true, depth: &depth}
 	q.push(0, nil, 3, 1) // f 4
 	q.push(1, nil, 1, 3) // f 4, h 3: after 0
-	q.push(2, nil, 2, 0) // f 2
+	q.push(2, nil, 2, 0) // f 3: h 0 counts as 1
 	q.push(3, nil, 2, 2) // f 4, h 2: between 0 and 1
-	q.push(4, nil, 5, 0) // f 5
+	q.push(4, nil, 5, 0) // f 6
 	depth[4] = 2
-	q.push(4, nil, 2, 0) // a shorter path: f 2, after 2; the f 5 entry is stale
-	if got := q.least(); got != 2 {
-		t.Errorf("least() = %d, want 2", got)
+	q.push(4, nil, 2, 0) // a shorter path: f 3, after 2; the f 6 entry is stale
+	if got := q.least(); got != 3 {
+		t.Errorf("least() = %d, want 3", got)
 	}
 	var got []int32
 	for {
@@ -83,15 +84,16 @@ func TestPrioQueue_order(t *testing.T) {
 	if want := []int32{2, 4, 0, 3, 1}; !slices.Equal(got, want) {
 		t.Errorf("A* order %v, want %v", got, want)
 	}
+	depth = []int32{2, 1, 3, 0, 3}
 	b := &prioQueue{depth: &depth}
-	for i, h := range []int32{4, 1, 4, 0} {
+	for i, h := range []int32{4, 1, 4, 0, 4} {
 		b.push(int32(i), nil, depth[i], h)
 	}
 	got = got[:0]
 	for id, _, ok := b.pop(); ok; id, _, ok = b.pop() {
 		got = append(got, id)
 	}
-	if want := []int32{3, 1, 0, 2}; !slices.Equal(got, want) {
+	if want := []int32{3, 1, 2, 4, 0}; !slices.Equal(got, want) {
 		t.Errorf("best-first order %v, want %v", got, want)
 	}
 }

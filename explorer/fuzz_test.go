@@ -41,7 +41,7 @@ func FuzzCheck(f *testing.F) {
 			}
 			// The directed searches, with the heuristics that need no
 			// target: their counterexamples replay too.
-			for _, name := range []string{"fsm", "active"} {
+			for _, name := range []string{"fsm", "active", "deadlock"} {
 				h, err := explorer.NewHeuristic(name, m, nil)
 				if err != nil {
 					t.Fatalf("NewHeuristic(%s): %v", name, err)

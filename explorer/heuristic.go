@@ -3,7 +3,7 @@
 package explorer
 
 import (
-	"container/heap"
+	pqueue "container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mcvm/bytecode"
+	"mcvm/heap"
 	"mcvm/vm"
 )
 
@@ -43,13 +44,19 @@ type HeuristicSpec struct {
 	Doc  string // one line, for --help
 	// Admissible: the estimate never exceeds the number of transitions
 	// to the target state (with a target, where Target is not
-	// TargetNone) or to the nearest error (without one), so that A*
-	// returns a shortest path. It holds with every granularity, with
+	// TargetNone) or to the nearest error (without one; of kind Kind if
+	// it names one), so that A* returns a shortest path. It holds with every granularity, with
 	// escape analysis and dead variable reduction, and for the reduced
 	// state graph (whose paths are paths of the full one), not with
 	// thread symmetry, whose states rename threads.
 	Admissible bool
 	Target     TargetUse
+	// Kind, if not vm.FaultNone, is the one kind of error the heuristic
+	// estimates the distance to without a target: it is then admissible
+	// (if Admissible) for the distance to the nearest error of that kind,
+	// not to every error, and A* returns a path no longer than a shortest
+	// one to such an error (a shortest path if the nearest error is one).
+	Kind vm.FaultKind
 }
 
 // Heuristics lists the heuristics NewHeuristic makes. The paper's
@@ -62,8 +69,10 @@ var Heuristics = []HeuristicSpec{
 		Doc: "bits that differ between the state's encoding and the target's (not admissible)"},
 	{Name: "fsm", Target: TargetOptional, Admissible: true,
 		Doc: "control-flow distance of the threads to their places in the target (admissible), or of the nearest thread to an assert, throw, invariant write or blocking instruction (without a target: not admissible)"},
-	{Name: "active", Target: TargetNone,
+	{Name: "active", Target: TargetNone, Kind: vm.FaultDeadlock,
 		Doc: "threads with an enabled transition, for deadlocks (not admissible)"},
+	{Name: "deadlock", Target: TargetNone, Kind: vm.FaultDeadlock, Admissible: true,
+		Doc: "transitions each thread takes to a place where it can block, plus the free monitors threads wait to take, for deadlocks (admissible for deadlocks)"},
 }
 
 // The reasons NewHeuristic fails.
@@ -101,6 +110,9 @@ func NewHeuristic(name string, m *vm.Machine, target []byte) (Heuristic, error) 
 		return active{}, nil
 	}
 	g := newFlowGraph(m.Program(), m.Options())
+	if name == "deadlock" {
+		return g.deadlockDistance(), nil
+	}
 	if target == nil {
 		return g.errorDistance(m), nil
 	}
@@ -177,6 +189,7 @@ func add(a, b int32) int32 { return min(a+b, unreachable) }
 // bounds of the threads' real ones.
 type flowGraph struct {
 	prog  *bytecode.Program
+	opts  vm.Options
 	base  []int32 // per method, its first node
 	cost  []int32
 	succ  [][]edge // per node
@@ -249,7 +262,14 @@ func containsID(s []int32, x int32) bool {
 }
 
 func newFlowGraph(p *bytecode.Program, o vm.Options) *flowGraph {
-	g := &flowGraph{prog: p, base: make([]int32, len(p.Methods)+1)}
+	return newFlowGraphStarts(p, o, 0)
+}
+
+// newFlowGraphStarts is newFlowGraph with a cost of start added to the
+// edge from each start to the next instruction, the way a start that
+// does not throw goes on (deadlockDistance).
+func newFlowGraphStarts(p *bytecode.Program, o vm.Options, start int32) *flowGraph {
+	g := &flowGraph{prog: p, opts: o, base: make([]int32, len(p.Methods)+1)}
 	for mi := range p.Methods {
 		g.base[mi+1] = g.base[mi] + int32(len(p.Methods[mi].Code)) + 1
 	}
@@ -314,7 +334,9 @@ func newFlowGraph(p *bytecode.Program, o vm.Options) *flowGraph {
 				g.calls = append(g.calls, call{i, callees(p, in)})
 			}
 			to := func(j int32) { g.succ[i] = append(g.succ[i], edge{j, g.cost[j]}) }
-			if fl&bytecode.FlagNoNext == 0 && fl&bytecode.FlagCall == 0 {
+			if in.Op == bytecode.OpStart {
+				g.succ[i] = append(g.succ[i], edge{i + 1, add(g.cost[i+1], start)})
+			} else if fl&bytecode.FlagNoNext == 0 && fl&bytecode.FlagCall == 0 {
 				to(i + 1)
 			}
 			if fl&bytecode.FlagBranch != 0 {
@@ -407,17 +429,17 @@ func (g *flowGraph) shortest(sources, init []int32) []int32 {
 		}
 		if d < dist[s] {
 			dist[s] = d
-			heap.Push(q, distItem{s, d})
+			pqueue.Push(q, distItem{s, d})
 		}
 	}
 	relax := func(v, d int32) {
 		if d < dist[v] {
 			dist[v] = d
-			heap.Push(q, distItem{v, d})
+			pqueue.Push(q, distItem{v, d})
 		}
 	}
 	for q.Len() > 0 {
-		it := heap.Pop(q).(distItem)
+		it := pqueue.Pop(q).(distItem)
 		if it.d > dist[it.node] {
 			continue
 		}
@@ -490,8 +512,18 @@ func (g *flowGraph) walk(m *vm.Machine, tid int32, pl *place) (to, end int32) {
 		normal, thrown = min(add(next, g.ret[c+1]), add(thrown, g.retH[c])), min(thrown, add(next, g.raise[c+1]))
 	}
 	// A thread's last return, or an exception no handler takes, ends it
-	// with a transition of its own.
-	return best, add(min(normal, thrown), 1)
+	// with a transition of its own; such an exception is an error unless
+	// the machine ignores them, and an error ends every path through it.
+	return best, add(g.ending(normal, thrown), 1)
+}
+
+// ending is the least cost of a thread's end from the costs normal, to
+// its last return, and thrown, to an exception no handler takes.
+func (g *flowGraph) ending(normal, thrown int32) int32 {
+	if g.opts.IgnoreUncaught {
+		return min(normal, thrown)
+	}
+	return normal
 }
 
 // errorDistance makes the fsm heuristic without a target: the least, over
@@ -680,4 +712,794 @@ func (h *fsm) Estimate(m *vm.Machine, _ []vm.Trans) int32 {
 		}
 	}
 	return sum
+}
+
+// deadlockDistance makes the deadlock heuristic, admissible for the
+// distance to the nearest deadlock (a state where no thread is enabled
+// and a started one lives). In a deadlock every thread is disabled:
+// ended, new, waiting, or at a monitorenter, a synchronized call or a
+// join that cannot go on (a place to block). The estimate is the sum of
+// two lower bounds of disjoint sets of the transitions on any path to a
+// deadlock:
+//
+//   - per runnable thread, the transitions it takes before it first is
+//     at a place to block, or has executed a wait, or has ended (ahead);
+//     a thread at a place to block that is enabled and can never be
+//     disabled there (its own monitor, a thread that has ended, a null
+//     or no reference) must move: at least 1. Each transition is one
+//     thread's, so the sum bounds these transitions;
+//   - one per free monitor that a thread waits to take: an enabled
+//     thread at a monitorenter or a synchronized call, one that surely
+//     comes to one (ahead), or a notified thread. In a deadlock each such
+//     thread is there, the monitor held by another thread, or has moved
+//     on, taking it; either way some transition takes the monitor first.
+//     That transition begins with taking it (a transition runs on only
+//     through monitors of its own thread, or that no other thread can
+//     reach), so it is none of the first kind, which come before their
+//     thread is at a place to block, and each takes one monitor.
+//
+// If no thread can be disabled holding a monitor (holdsWhileDisabled),
+// no thread in a deadlock is at a monitorenter, a synchronized call or
+// notified, since the monitor would be held by a disabled thread: the
+// places to block are then the joins only, and a notified thread must
+// take its monitor (1).
+//
+// A start that does not throw makes a new thread runnable at its
+// method's entry, and that thread then takes transitions of its own
+// before it can block: the least such number over the methods threads
+// run is added to the cost of going on after a start (in a graph built
+// again with it, a few times, since threads start threads; each round's
+// figure is a lower bound, the first being 0). A thread created and not
+// started yet counts 0 until then.
+func (g *flowGraph) deadlockDistance() Heuristic {
+	var h *deadlock
+	start := int32(0)
+	for range 4 {
+		h = g.deadlockTable()
+		h.start = start
+		next := int32(unreachable)
+		for _, mi := range threadMethods(g.prog) {
+			i := g.base[mi]
+			if h.at[i] != blockNot {
+				next = 0
+				continue
+			}
+			end := add(g.ending(g.ret[i], g.raise[i]), 1) // (walk, one frame)
+			next = min(next, max(min(h.pl.to[i], end), 1))
+		}
+		if next == unreachable || next <= start {
+			break
+		}
+		start = next
+		g = newFlowGraphStarts(g.prog, g.opts, start)
+	}
+	return h
+}
+
+// threadMethods returns the methods newthread instructions run.
+func threadMethods(p *bytecode.Program) []int32 {
+	var out []int32
+	for mi := range p.Methods {
+		for _, in := range p.Methods[mi].Code {
+			if in.Op == bytecode.OpNewthread && !slices.Contains(out, int32(in.A)) {
+				out = append(out, int32(in.A))
+			}
+		}
+	}
+	return out
+}
+
+// deadlockTable makes the deadlock heuristic's table on graph g.
+func (g *flowGraph) deadlockTable() *deadlock {
+	p := g.prog
+	var sources, init []int32
+	h := &deadlock{g: g, at: make([]int8, len(g.cost)), virt: map[int32][]int32{}, monitors: holdsWhileDisabled(p)}
+	for mi := range p.Methods {
+		for pc, in := range p.Methods[mi].Code {
+			i := g.base[mi] + int32(pc)
+			if !h.monitors && in.Op != bytecode.OpJoin && in.Op != bytecode.OpWait {
+				continue
+			}
+			switch in.Op {
+			case bytecode.OpMonitorenter, bytecode.OpJoin:
+				h.at[i] = blockAt
+			case bytecode.OpWait:
+				sources, init = append(sources, i), append(init, 1)
+				continue
+			case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+				cs := callees(p, in)
+				sync := 0
+				for _, c := range cs {
+					if p.Methods[c].Sync() {
+						sync++
+					}
+				}
+				switch {
+				case sync == 0:
+					continue
+				case sync == len(cs):
+					h.at[i] = blockAt
+				default:
+					// Dispatch decides: the callee by the receiver's class.
+					h.at[i] = blockMaybe
+					byClass := make([]int32, len(p.Classes))
+					for c := range p.Classes {
+						byClass[c] = p.FindMethod(int32(c), p.Methods[in.A].Name)
+					}
+					h.virt[i] = byClass
+				}
+			default:
+				continue
+			}
+			sources, init = append(sources, i), append(init, 0)
+		}
+	}
+	h.direct = make([][]int32, len(p.Methods))
+	for mi := range p.Methods {
+		h.direct[mi] = make([]int32, len(p.Methods[mi].Code))
+		for pc, in := range p.Methods[mi].Code {
+			h.direct[mi][pc] = -1
+			if in.Op.Info().Flags&bytecode.FlagCall == 0 {
+				continue
+			}
+			if cs := callees(p, in); len(cs) == 1 {
+				h.direct[mi][pc] = cs[0]
+			} else if i := g.base[mi] + int32(pc); h.virt[i] == nil {
+				byClass := make([]int32, len(p.Classes))
+				for c := range p.Classes {
+					byClass[c] = p.FindMethod(int32(c), p.Methods[in.A].Name)
+				}
+				h.virt[i] = byClass
+			}
+		}
+	}
+	to := g.shortest(sources, init)
+	h.pl = &place{to, g.viaHandler(to)}
+	return h
+}
+
+// Places where a thread can block (deadlock.at).
+const (
+	blockNot   = iota // not a place to block
+	blockAt           // a monitorenter, join or call of a synchronized method
+	blockMaybe        // a virtual call some of whose callees are synchronized
+)
+
+// holdsWhileDisabled reports whether a thread of program p may hold a
+// monitor while it is disabled: at a monitorenter, a join or a call of a
+// synchronized method holding one, in a wait holding one besides the one
+// it waits on (two, counted with their reentries), or ended holding one
+// (an end does not release the monitors monitorenter took). If none can,
+// no thread is ever disabled at a monitorenter, a synchronized call or
+// for a notified thread's monitor in a deadlock, which needs the monitor
+// held by another thread that is disabled: every thread is then new,
+// ended, waiting or at a join.
+//
+// What a thread holds at an instruction is bounded by a dataflow
+// analysis, saturating at 2: the monitorenters without monitorexit on a
+// path from its method's entry (a monitorexit lets go of one, or of none
+// of this frame's), plus 1 in a synchronized method, plus the most a
+// call of the method may be made holding.
+func holdsWhileDisabled(p *bytecode.Program) bool {
+	depth := make([][]int8, len(p.Methods)) // per method and pc: monitorenters held
+	for mi := range p.Methods {
+		depth[mi] = localHolds(&p.Methods[mi])
+	}
+	sync := func(mi int) int8 {
+		if p.Methods[mi].Sync() {
+			return 1
+		}
+		return 0
+	}
+	entry := make([]int8, len(p.Methods)) // the most a call may be made holding
+	for changed := true; changed; {
+		changed = false
+		for mi := range p.Methods {
+			for pc, in := range p.Methods[mi].Code {
+				if in.Op.Info().Flags&bytecode.FlagCall == 0 || depth[mi][pc] < 0 {
+					continue
+				}
+				held := min(2, entry[mi]+sync(mi)+depth[mi][pc])
+				for _, c := range callees(p, in) {
+					if held > entry[c] {
+						entry[c], changed = held, true
+					}
+				}
+			}
+		}
+	}
+	for mi := range p.Methods {
+		for pc, in := range p.Methods[mi].Code {
+			d := depth[mi][pc]
+			if d < 0 {
+				continue // unreachable
+			}
+			held := min(2, entry[mi]+sync(mi)+d)
+			switch {
+			case in.Op == bytecode.OpMonitorenter || in.Op == bytecode.OpJoin:
+				if held >= 1 {
+					return true
+				}
+			case in.Op.Info().Flags&bytecode.FlagCall != 0:
+				for _, c := range callees(p, in) {
+					if p.Methods[c].Sync() && held >= 1 {
+						return true
+					}
+				}
+			case in.Op == bytecode.OpWait:
+				if held >= 2 {
+					return true
+				}
+			}
+			// An end: the last return, or an exception no handler takes
+			// (which, unless ignored, is an error: but an error ends the
+			// path, not the deadlock of others it may leave behind).
+			if (in.Op.Info().Flags&bytecode.FlagReturn != 0 || mayThrow(in.Op)) && entry[mi]+d >= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// localHolds returns, for each instruction of method mm, the most
+// monitors a path from the method's entry to it has taken with
+// monitorenter and not let go of with monitorexit, at most 2 (-1: no path
+// reaches it). A handler is reached holding what the instruction that
+// threw held; a monitorexit lets go of one at most.
+func localHolds(mm *bytecode.Method) []int8 {
+	n := int32(len(mm.Code))
+	d := make([]int8, n)
+	for i := range d {
+		d[i] = -1
+	}
+	var resume []int32
+	for _, h := range mm.Handlers {
+		resume = append(resume, h.Target)
+		if h.Kind == bytecode.HandlerFilter {
+			resume = append(resume, h.Filter)
+		}
+	}
+	for _, in := range mm.Code {
+		if in.Op == bytecode.OpLeave {
+			resume = append(resume, int32(in.A))
+		}
+	}
+	flow := func(j int32, v int8) bool {
+		if j < 0 || j >= n || v <= d[j] {
+			return false
+		}
+		d[j] = v
+		return true
+	}
+	if n > 0 {
+		d[0] = 0
+	}
+	for changed := n > 0; changed; {
+		changed = false
+		for pc := range n {
+			v := d[pc]
+			if v < 0 {
+				continue
+			}
+			in := mm.Code[pc]
+			fl := in.Op.Info().Flags
+			next := v
+			switch in.Op {
+			case bytecode.OpMonitorenter:
+				next = min(v+1, 2)
+			case bytecode.OpMonitorexit:
+				next = max(v-1, 0)
+			}
+			if fl&bytecode.FlagNoNext == 0 {
+				changed = flow(pc+1, next) || changed
+			}
+			if fl&bytecode.FlagBranch != 0 {
+				changed = flow(int32(in.A), next) || changed
+			}
+			if fl&bytecode.FlagRuntimeFlow != 0 {
+				for _, j := range resume {
+					changed = flow(j, v) || changed
+				}
+			}
+			if mayThrow(in.Op) {
+				for _, h := range mm.Handlers {
+					if h.Covers(pc) {
+						changed = flow(h.Target, v) || changed
+						if h.Kind == bytecode.HandlerFilter {
+							changed = flow(h.Filter, v) || changed
+						}
+					}
+				}
+			}
+		}
+	}
+	return d
+}
+
+// deadlock is the deadlock heuristic (see deadlockDistance).
+type deadlock struct {
+	// monitors: a thread may be disabled holding a monitor
+	// (holdsWhileDisabled); if not, only joins are places to block.
+	monitors bool
+	g        *flowGraph
+	start    int32 // the least a thread started takes (deadlockDistance)
+	pl       *place
+	at       []int8            // per node: blockNot, blockAt or blockMaybe
+	virt     map[int32][]int32 // virtual calls of several callees: the callee by receiver class
+	// direct: per method and pc, the one method a call runs, or -1
+	direct [][]int32
+	want   []heap.Ref // scratch: the free monitors waited for
+	// Scratch of ahead: the thread's values and frames, and the heap.
+	vals   []simVal
+	frames []simFrame
+	heap   *heap.Heap
+}
+
+func (h *deadlock) Estimate(m *vm.Machine, enabled []vm.Trans) int32 {
+	sum := int32(0)
+	h.want = h.want[:0]
+	h.heap = &m.S.Heap
+	e := 0
+	for tid, t := range m.S.Threads {
+		for e < len(enabled) && int(enabled[e].Thread) < tid {
+			e++
+		}
+		on := e < len(enabled) && int(enabled[e].Thread) == tid
+		switch t.Status {
+		case vm.StatusRunnable:
+			sum = add(sum, h.ahead(m, t, on))
+		case vm.StatusNotified:
+			if !h.monitors {
+				sum = add(sum, 1) // it cannot stay disabled: it takes its monitor
+			} else if on {
+				h.wants(t.WaitObj)
+			}
+		}
+	}
+	return add(sum, int32(len(h.want)))
+}
+
+// aheadSteps bounds the instructions deadlock.ahead runs a thread ahead.
+const aheadSteps = 1024
+
+// simVal is a value of a thread run ahead (deadlock.ahead): known, or
+// read from what other threads may change.
+type simVal struct {
+	i          int64
+	ref, known bool
+}
+
+// simFrame is a frame of a thread run ahead.
+type simFrame struct{ meth, pc, base int32 }
+
+// ahead returns a lower bound of the transitions runnable thread t (on:
+// enabled) takes before it is at a place where it can stay disabled in a
+// deadlock (a monitorenter, a synchronized call, a join, or one
+// transition beyond a wait or its last return), and notes the free
+// monitor it will then wait to take (wants), if it surely will.
+//
+// It runs the thread ahead on a copy of its frames: its own values
+// (locals and operands, and what it computes from them) are known, and
+// what it reads of the heap and statics is not, since other threads may
+// change that first. While the branches it comes to depend on known
+// values only, its path is the one it will take, and the cost of the
+// path (the instructions that begin a transition, as in the flow graph)
+// is exact; where a branch depends on an unknown value, or after
+// aheadSteps instructions, or at an instruction it does not run ahead
+// (the exception instructions), the rest is the flow graph's distance
+// from there (flowGraph.walk). An instruction that may throw may take
+// the thread to a handler instead: the cost so far plus the distance
+// from there is a bound of that way, and the least of all is the bound.
+// Loops over a thread's own counters, which the flow graph takes as
+// running any number of times, so count exactly.
+func (h *deadlock) ahead(m *vm.Machine, t *vm.Thread, on bool) int32 {
+	l := h.runAhead(m, t, on)
+	if top := t.Frames[len(t.Frames)-1]; h.at[h.g.base[top.Method]+top.PC] == blockNot {
+		l = max(l, 1) // it is not at such a place: one transition at least
+	}
+	return l
+}
+
+// runAhead is ahead, but for a thread not at a place to block it may
+// return 0.
+func (h *deadlock) runAhead(m *vm.Machine, t *vm.Thread, on bool) int32 {
+	g, p := h.g, h.g.prog
+	h.vals = h.vals[:0]
+	for _, v := range t.Stack {
+		h.vals = append(h.vals, simVal{v.I, v.Ref, true})
+	}
+	h.frames = h.frames[:0]
+	for _, f := range t.Frames {
+		h.frames = append(h.frames, simFrame{f.Method, f.PC, f.Base})
+	}
+	cost, best := int32(0), int32(unreachable)
+	sure := true // no exception can take the thread elsewhere
+	for step := 0; ; step++ {
+		fr := &h.frames[len(h.frames)-1]
+		node := g.base[fr.meth] + fr.pc
+		code := p.Methods[fr.meth].Code
+		if int(fr.pc) >= len(code) {
+			return min(best, add(cost, h.rest(node)))
+		}
+		in := code[fr.pc]
+		switch {
+		case in.Op == bytecode.OpWait:
+			return min(best, add(cost, 1))
+		case h.at[node] != blockNot:
+			return min(best, add(cost, h.blockAt(m, t, in, node, step == 0, on, sure && cost < best)))
+		case cost >= best:
+			return best
+		case step == aheadSteps:
+			return min(best, add(cost, h.rest(node)))
+		}
+		if mayThrow(in.Op) {
+			if alt := h.rest2(node, g.pl2(h.pl, node)); alt < unreachable {
+				best, sure = min(best, add(cost, alt)), false
+			}
+		}
+		c, ok, ended := h.exec(t, in)
+		if ended {
+			return min(best, add(cost, 1))
+		}
+		if !ok {
+			return min(best, add(cost, h.rest(node)))
+		}
+		cost = add(cost, c)
+	}
+}
+
+// pl2 returns the top frame's figures for a thread at node that throws
+// there: to the place and to a return from a handler covering it, and 0
+// to an exception leaving the frame.
+func (g *flowGraph) pl2(pl *place, node int32) [3]int32 {
+	return [3]int32{pl.toH[node], g.retH[node], 0}
+}
+
+// rest returns the flow graph's bound for the thread run ahead, at node
+// in its top frame: to the place, or to its end.
+func (h *deadlock) rest(node int32) int32 {
+	return h.rest2(node, [3]int32{h.pl.to[node], h.g.ret[node], h.g.raise[node]})
+}
+
+// rest2 is rest with the top frame's figures given (best, normal,
+// thrown: as in flowGraph.walk).
+func (h *deadlock) rest2(node int32, top [3]int32) int32 {
+	g, pl := h.g, h.pl
+	best, normal, thrown := top[0], top[1], top[2]
+	for k := len(h.frames) - 2; k >= 0; k-- {
+		c := g.base[h.frames[k].meth] + h.frames[k].pc
+		next := add(normal, g.cost[c+1])
+		best = min(best, add(next, pl.to[c+1]), add(thrown, pl.toH[c]))
+		normal, thrown = min(add(next, g.ret[c+1]), add(thrown, g.retH[c])), min(thrown, add(next, g.raise[c+1]))
+	}
+	return min(best, add(g.ending(normal, thrown), 1))
+}
+
+// exec runs instruction in of the thread run ahead: it returns the cost
+// of the node it goes to, or ok false where it cannot go on (an unknown
+// branch, an instruction it does not run ahead), or ended where the
+// thread's last frame returns. It changes nothing when it cannot go on.
+func (h *deadlock) exec(t *vm.Thread, in bytecode.Instr) (cost int32, ok, ended bool) {
+	g, p := h.g, h.g.prog
+	fr := &h.frames[len(h.frames)-1]
+	mm := &p.Methods[fr.meth]
+	sp := int32(len(h.vals))
+	need := func(n int32) bool { return sp-fr.base-mm.Locals >= n } // operands of this frame
+	if !need(int32(in.Op.Info().Pop)) {
+		return 0, false, false
+	}
+	pop := func() simVal {
+		v := h.vals[len(h.vals)-1]
+		h.vals = h.vals[:len(h.vals)-1]
+		return v
+	}
+	push := func(v simVal) { h.vals = append(h.vals, v) }
+	unknown := simVal{}
+	next := fr.pc + 1
+	switch op := in.Op; op {
+	case bytecode.OpNop, bytecode.OpYield, bytecode.OpPrint:
+	case bytecode.OpPush:
+		push(simVal{i: in.A, known: true})
+	case bytecode.OpPushNull:
+		push(simVal{ref: true, known: true})
+	case bytecode.OpPop, bytecode.OpPrinti, bytecode.OpPutstatic,
+		bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpNotify, bytecode.OpNotifyall:
+		pop()
+	case bytecode.OpStart:
+		pop()
+		fr.pc = next
+		return add(g.cost[g.base[fr.meth]+next], h.start), true, false // (the thread it starts)
+	case bytecode.OpAssert:
+		if v := h.vals[sp-1]; v.known && (v.ref || v.i == 0) {
+			return 0, false, false // it fails (or is a type error): an error
+		}
+		pop()
+	case bytecode.OpDup:
+		push(h.vals[sp-1])
+	case bytecode.OpSwap:
+		h.vals[sp-1], h.vals[sp-2] = h.vals[sp-2], h.vals[sp-1]
+	case bytecode.OpLoad:
+		push(h.vals[fr.base+int32(in.A)])
+	case bytecode.OpStore:
+		h.vals[fr.base+int32(in.A)] = pop()
+	case bytecode.OpInc:
+		v := &h.vals[fr.base+int32(in.A)]
+		if v.known && v.ref {
+			return 0, false, false
+		}
+		v.i += in.B
+	case bytecode.OpAdd, bytecode.OpSub, bytecode.OpMul, bytecode.OpAnd, bytecode.OpOr, bytecode.OpXor,
+		bytecode.OpLt, bytecode.OpLe, bytecode.OpGt, bytecode.OpGe:
+		a, b := h.vals[sp-2], h.vals[sp-1]
+		if a.known && a.ref || b.known && b.ref {
+			return 0, false, false // a type error
+		}
+		pop()
+		pop()
+		if !a.known || !b.known {
+			push(unknown)
+			break
+		}
+		push(simVal{i: arith(op, a.i, b.i), known: true})
+	case bytecode.OpDiv, bytecode.OpRem, bytecode.OpShl, bytecode.OpShr, bytecode.OpUshr:
+		pop()
+		pop()
+		push(unknown)
+	case bytecode.OpNeg, bytecode.OpNot:
+		a := pop()
+		if a.known && a.ref {
+			return 0, false, false
+		}
+		switch {
+		case !a.known:
+			push(unknown)
+		case op == bytecode.OpNeg:
+			push(simVal{i: -a.i, known: true})
+		default:
+			push(simVal{i: b2i(a.i == 0), known: true})
+		}
+	case bytecode.OpEq, bytecode.OpNe:
+		a, b := h.vals[sp-2], h.vals[sp-1]
+		if a.known && b.known && a.ref != b.ref {
+			return 0, false, false
+		}
+		pop()
+		pop()
+		if !a.known || !b.known {
+			push(unknown)
+			break
+		}
+		push(simVal{i: b2i((a.i == b.i) == (op == bytecode.OpEq)), known: true})
+	case bytecode.OpGoto:
+		next = int32(in.A)
+	case bytecode.OpIfz, bytecode.OpIfnz, bytecode.OpIfnull, bytecode.OpIfnonnull:
+		a := h.vals[sp-1]
+		if !a.known || a.ref != (op == bytecode.OpIfnull || op == bytecode.OpIfnonnull) {
+			return 0, false, false
+		}
+		pop()
+		if (a.i == 0) == (op == bytecode.OpIfz || op == bytecode.OpIfnull) {
+			next = int32(in.A)
+		}
+	case bytecode.OpIfeq, bytecode.OpIfne, bytecode.OpIflt, bytecode.OpIfle, bytecode.OpIfgt, bytecode.OpIfge:
+		a, b := h.vals[sp-2], h.vals[sp-1]
+		if !a.known || !b.known || a.ref || b.ref {
+			return 0, false, false
+		}
+		pop()
+		pop()
+		if branches(op, a.i, b.i) {
+			next = int32(in.A)
+		}
+	case bytecode.OpTid:
+		push(simVal{i: int64(t.ID), known: true})
+	case bytecode.OpNew, bytecode.OpGetstatic, bytecode.OpChoose, bytecode.OpChooseb:
+		push(unknown)
+	case bytecode.OpGetfield, bytecode.OpNewarray, bytecode.OpNewrefarray, bytecode.OpArrlen, bytecode.OpInstanceof:
+		pop()
+		push(unknown)
+	case bytecode.OpCheckcast:
+	case bytecode.OpPutfield, bytecode.OpArrload:
+		pop()
+		pop()
+		if op == bytecode.OpArrload {
+			push(unknown)
+		}
+	case bytecode.OpArrstore:
+		pop()
+		pop()
+		pop()
+	case bytecode.OpNewthread:
+		n := p.Methods[in.A].Args
+		if !need(n) {
+			return 0, false, false
+		}
+		h.vals = h.vals[:sp-n]
+		push(unknown)
+	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
+		callee := h.direct[fr.meth][fr.pc]
+		n := p.Methods[in.A].Args
+		if !need(n) {
+			return 0, false, false
+		}
+		if callee < 0 { // resolved by the receiver's class
+			v := h.vals[sp-n]
+			byClass := h.virt[g.base[fr.meth]+fr.pc]
+			if !v.known || !v.ref || v.i == 0 || byClass == nil {
+				return 0, false, false
+			}
+			callee = -1
+			if c := h.classOf(v.i); c >= 0 {
+				callee = byClass[c]
+			}
+			if callee < 0 {
+				return 0, false, false
+			}
+		}
+		cm := &p.Methods[callee]
+		h.frames = append(h.frames, simFrame{callee, 0, sp - n})
+		for range cm.Locals - cm.Args {
+			push(simVal{known: true})
+		}
+		return g.cost[g.base[callee]], true, false
+	case bytecode.OpReturn, bytecode.OpRetval:
+		if len(h.frames) == 1 {
+			return 0, true, true
+		}
+		var v simVal
+		if op == bytecode.OpRetval {
+			v = h.vals[sp-1]
+		}
+		h.vals = h.vals[:fr.base]
+		h.frames = h.frames[:len(h.frames)-1]
+		caller := &h.frames[len(h.frames)-1]
+		caller.pc++
+		if op == bytecode.OpRetval {
+			push(v)
+		}
+		return g.cost[g.base[caller.meth]+caller.pc], true, false
+	default: // the exception instructions, and what else it does not run ahead
+		return 0, false, false
+	}
+	fr.pc = next
+	return g.cost[g.base[fr.meth]+next], true, false
+}
+
+// classOf returns the class of the object r refers to in the state
+// Estimate estimates, or -1.
+func (h *deadlock) classOf(r int64) int32 {
+	hp := h.heap
+	if hp == nil || !hp.Valid(heap.Ref(r)) {
+		return -1
+	}
+	o := hp.Obj(heap.Ref(r))
+	if o.Kind != heap.KindObject {
+		return -1
+	}
+	return o.Class
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// arith computes a binary arithmetic or comparison instruction on
+// integers, as the machine does.
+func arith(op bytecode.Opcode, a, b int64) int64 {
+	switch op {
+	case bytecode.OpAdd:
+		return a + b
+	case bytecode.OpSub:
+		return a - b
+	case bytecode.OpMul:
+		return a * b
+	case bytecode.OpAnd:
+		return a & b
+	case bytecode.OpOr:
+		return a | b
+	case bytecode.OpXor:
+		return a ^ b
+	case bytecode.OpLt:
+		return b2i(a < b)
+	case bytecode.OpLe:
+		return b2i(a <= b)
+	case bytecode.OpGt:
+		return b2i(a > b)
+	}
+	return b2i(a >= b) // OpGe
+}
+
+// branches reports whether a two-operand conditional branch is taken.
+func branches(op bytecode.Opcode, a, b int64) bool {
+	switch op {
+	case bytecode.OpIfeq:
+		return a == b
+	case bytecode.OpIfne:
+		return a != b
+	case bytecode.OpIflt:
+		return a < b
+	case bytecode.OpIfle:
+		return a <= b
+	case bytecode.OpIfgt:
+		return a > b
+	}
+	return a >= b // OpIfge
+}
+
+// blockAt returns the least number of transitions thread t takes at
+// instruction in (node), a monitorenter, synchronized call or join where
+// it may stay disabled, which it is at (now; on: enabled) or will come
+// to, with the values run ahead; and notes the free monitor it waits to
+// take there if sure (it surely comes there, the monitor is free now:
+// some transition, this thread's or another's, takes it first).
+func (h *deadlock) blockAt(m *vm.Machine, t *vm.Thread, in bytecode.Instr, node int32, now, on, sure bool) int32 {
+	if now && !on {
+		return 0 // disabled here
+	}
+	p := h.g.prog
+	sp := len(h.vals)
+	var v simVal
+	switch in.Op {
+	case bytecode.OpJoin:
+		v = h.vals[sp-1]
+		if !v.known {
+			return 0
+		}
+		r := heap.Ref(v.i)
+		if v.ref && m.S.Heap.Valid(r) {
+			if o := m.S.Heap.Obj(r); o.Kind == heap.KindObject && o.Class == bytecode.ClassThread {
+				if id := m.S.Heap.Slots(r)[0]; id >= 0 && id < int64(len(m.S.Threads)) {
+					if m.S.Threads[id].Status == vm.StatusTerminated {
+						return 1 // it has ended: the join goes on
+					}
+					return 0
+				}
+			}
+		}
+		return 1 // the join throws
+	case bytecode.OpMonitorenter:
+		v = h.vals[sp-1]
+	default: // a call
+		n := int(p.Methods[in.A].Args)
+		v = h.vals[sp-n]
+		if h.at[node] == blockMaybe {
+			if !v.known {
+				return 0
+			}
+			c := int32(-1)
+			if cl := h.classOf(v.i); cl >= 0 && v.ref {
+				c = h.virt[node][cl]
+			}
+			if c < 0 || !p.Methods[c].Sync() {
+				return 1 // it throws, or an unsynchronized callee: it goes on
+			}
+		}
+	}
+	if !v.known {
+		return 0
+	}
+	r := heap.Ref(v.i)
+	if !v.ref || !m.S.Heap.Valid(r) {
+		return 1 // no monitor: it throws, or (a static call) takes none
+	}
+	switch owner := m.S.Heap.Obj(r).Owner; {
+	case owner == 0:
+		if sure {
+			h.wants(r)
+		}
+	case owner == t.ID+1 && now:
+		return 1 // its own, and it is enabled: it can never block here
+	}
+	return 0
+}
+
+// wants notes free monitor r as waited for, once.
+func (h *deadlock) wants(r heap.Ref) {
+	if !slices.Contains(h.want, r) {
+		h.want = append(h.want, r)
+	}
 }

@@ -22,7 +22,8 @@ type graph struct {
 	pred   [][]int32
 	isErr  []bool // a deadlock or invariant violation: never estimated
 	toErr  []int32
-	path   []vm.Trans // BFS's counterexample, and whether its last transition faults
+	toKind map[vm.FaultKind][]int32 // each state's distance to the nearest error of a kind
+	path   []vm.Trans               // BFS's counterexample, and whether its last transition faults
 	fault  bool
 	dfs    []vm.Trans
 	dfsEnd bool
@@ -39,6 +40,8 @@ func exploreGraph(t *testing.T, p *bytecode.Program, vo vm.Options, maxStates in
 	g := &graph{}
 	byFP := map[uint64]int32{}
 	var faulty []int32
+	var faultKind []vm.FaultKind
+	errKind := map[int32]vm.FaultKind{}
 	opts := explorer.Options{Order: explorer.BFS, Continue: true, MaxStates: maxStates,
 		Listeners: []explorer.Listener{explorer.Funcs{
 			OnState: func(id int32, fp uint64) {
@@ -51,7 +54,7 @@ func exploreGraph(t *testing.T, p *bytecode.Program, vo vm.Options, maxStates in
 			},
 			OnTransition: func(from int32, tr vm.Trans, _, _ int32, to int32, isNew bool) {
 				if to < 0 {
-					faulty = append(faulty, from)
+					faulty, faultKind = append(faulty, from), append(faultKind, vm.FaultNone)
 					return
 				}
 				if isNew {
@@ -60,13 +63,16 @@ func exploreGraph(t *testing.T, p *bytecode.Program, vo vm.Options, maxStates in
 				g.pred[to] = append(g.pred[to], from)
 			},
 			OnError: func(f *vm.Fault, fp uint64) {
-				if fp != 0 {
-					id, ok := byFP[fp]
-					if !ok {
-						t.Fatalf("error %v in a state not stored", f)
-					}
-					g.isErr[id] = true
+				if fp == 0 { // a transition's fault, just reported
+					faultKind[len(faultKind)-1] = f.Kind
+					return
 				}
+				id, ok := byFP[fp]
+				if !ok {
+					t.Fatalf("error %v in a state not stored", f)
+				}
+				g.isErr[id] = true
+				errKind[id] = f.Kind
 			}}}}
 	if res := explorer.Search(m, opts); res.Limit != "" {
 		return nil
@@ -81,6 +87,21 @@ func exploreGraph(t *testing.T, p *bytecode.Program, vo vm.Options, maxStates in
 		src, init = append(src, id), append(init, 1)
 	}
 	g.toErr = g.distances(src, init)
+	g.toKind = map[vm.FaultKind][]int32{}
+	for _, k := range []vm.FaultKind{vm.FaultAssertion, vm.FaultException, vm.FaultInvariant, vm.FaultDeadlock} {
+		var src, init []int32
+		for id, e := range g.isErr {
+			if e && errKind[int32(id)] == k {
+				src, init = append(src, int32(id)), append(init, 0)
+			}
+		}
+		for i, id := range faulty {
+			if faultKind[i] == k {
+				src, init = append(src, id), append(init, 1)
+			}
+		}
+		g.toKind[k] = g.distances(src, init)
+	}
 	first := func(order explorer.Order) ([]vm.Trans, bool) {
 		m, _ := vm.New(p, vo)
 		res := explorer.Search(m, explorer.Options{Order: order, MaxStates: maxStates})
@@ -171,7 +192,7 @@ type heurProgram struct {
 }
 
 // heurPrograms returns generated programs (n of each generator), the
-// conformance programs and small benchmark models.
+// conformance programs, testdata/heuristic and small benchmark models.
 func heurPrograms(t *testing.T, n int) []heurProgram {
 	t.Helper()
 	var out []heurProgram
@@ -191,12 +212,25 @@ func heurPrograms(t *testing.T, n int) []heurProgram {
 	for _, md := range smallModels(t) {
 		out = append(out, heurProgram{md.path, md.prog})
 	}
+	// Threads that compute their paths (the deadlock heuristic runs them
+	// ahead), with the figures of its EXPECT line.
+	const ahead = "testdata/heuristic/ahead.mcasm"
+	want, p := loadExpect(t, ahead)
+	m, err := vm.New(p, vm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigures(t, ahead, explorer.Search(m, explorer.Options{Continue: true}).Stats, want)
+	out = append(out, heurProgram{ahead, p})
 	for _, md := range []struct {
 		path string
 		defs map[string]int64
 	}{
 		{"../benchmarks/models/diningphil.mcasm", map[string]int64{"N": 3}},
 		{"../benchmarks/models/raytracer.mcasm", map[string]int64{"THREADS": 2, "SIZE": 1, "GRID": 1, "LIGHTS": 1, "MAXLEVEL": 0}},
+		{"../benchmarks/models/boundedbuffer.mcasm", map[string]int64{"SIZE": 1, "PRODUCERS": 1, "CONSUMERS": 2, "ITEMS": 2}},
+		{"../benchmarks/models/nestedmonitor.mcasm", map[string]int64{"SIZE": 1, "PRODUCERS": 1, "CONSUMERS": 2, "ITEMS": 1}},
+		{"../benchmarks/models/sleepingbarber.mcasm", map[string]int64{"BARBERS": 1, "CUSTOMERS": 2, "CHAIRS": 1}},
 	} {
 		p, err := asm.AssembleFile(md.path, asm.Options{Defines: md.defs})
 		if err != nil {
@@ -212,7 +246,9 @@ func heurPrograms(t *testing.T, n int) []heurProgram {
 // conformance suite, small models; with and without escape analysis and
 // dead variable reduction, and at instruction granularity), the estimate
 // of one marked admissible is at most the state's distance to the nearest
-// error, or with a target to the target (the last state of BFS's and
+// error (of its kind, for one that names a kind: the deadlock heuristic's
+// to the nearest deadlock; also with uncaught exceptions ignored, which
+// end threads instead of paths), or with a target to the target (the last state of BFS's and
 // DFS's counterexamples, and other states). Distances come from a
 // backward breadth-first search over the explored graph. A heuristic not
 // marked admissible must overestimate somewhere, so that the mark is
@@ -226,7 +262,7 @@ func TestHeuristic_admissible(t *testing.T) {
 	checked := map[string]int{}
 	sumH, sumD := map[string]int64{}, map[string]int64{}
 	for _, pr := range heurPrograms(t, n) {
-		for _, vo := range []vm.Options{{}, {Escape: true, DeadLocals: true}, {Granularity: vm.GranInstruction}} {
+		for _, vo := range []vm.Options{{}, {Escape: true, DeadLocals: true}, {Granularity: vm.GranInstruction}, {IgnoreUncaught: true}} {
 			g := exploreGraph(t, pr.prog, vo, 20000)
 			if g == nil {
 				continue
@@ -253,7 +289,11 @@ func TestHeuristic_admissible(t *testing.T) {
 						t.Fatal(err)
 					}
 					adm := admissible(info, target != nil)
-					checks = append(checks, check{info.Name + what, h, dist, adm})
+					d := dist
+					if target == nil && info.Kind != vm.FaultNone {
+						d = g.toKind[info.Kind] // its estimate is of the distance to that kind
+					}
+					checks = append(checks, check{info.Name + what, h, d, adm})
 				}
 			}
 			hs(nil, g.toErr, "")
@@ -366,6 +406,56 @@ func TestHeuristic_aStarShortest(t *testing.T) {
 	if compared == 0 {
 		t.Error("no program with an error")
 	}
+}
+
+// TestHeuristic_aStarKind checks A* with the heuristics admissible for
+// one kind of error (deadlock): aimed at that kind only (Options.Goal) it
+// returns a path as short as breadth-first search's to that kind, and
+// looking for every error one no longer, with and without escape
+// analysis.
+func TestHeuristic_aStarKind(t *testing.T) {
+	n := 12
+	if testing.Short() {
+		n = 4
+	}
+	compared := 0
+	for _, pr := range heurPrograms(t, n) {
+		for _, vo := range []vm.Options{{}, {Escape: true, DeadLocals: true}} {
+			for _, info := range explorer.Heuristics {
+				if info.Kind == vm.FaultNone || !info.Admissible {
+					continue
+				}
+				m, err := vm.New(pr.prog, vo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kind := func(f *vm.Fault, _ []byte) bool { return f.Kind == info.Kind }
+				bfs := explorer.Search(m, explorer.Options{Order: explorer.BFS, Goal: kind, MaxStates: 100000})
+				if bfs.Fault == nil {
+					continue
+				}
+				h, err := explorer.NewHeuristic(info.Name, m, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compared++
+				res := explorer.Search(m, explorer.Options{Order: explorer.AStar, Heuristic: h, Goal: kind, MaxStates: 100000})
+				if res.Fault == nil || len(res.Path) != len(bfs.Path) {
+					t.Errorf("%s, %+v: A* with %s to a %s: %v after %d transitions, BFS after %d", pr.name, vo, info.Name, info.Kind,
+						res.Fault, len(res.Path), len(bfs.Path))
+				}
+				any := explorer.Search(m, explorer.Options{Order: explorer.AStar, Heuristic: h, MaxStates: 100000})
+				if any.Fault == nil || len(any.Path) > len(bfs.Path) {
+					t.Errorf("%s, %+v: A* with %s: %v after %d transitions, more than to the nearest %s (%d)", pr.name, vo, info.Name,
+						any.Fault, len(any.Path), info.Kind, len(bfs.Path))
+				}
+			}
+		}
+	}
+	if compared == 0 {
+		t.Error("no program with an error of a heuristic's kind")
+	}
+	t.Logf("%d searches compared", compared)
 }
 
 // TestNewHeuristic_errors checks the errors of NewHeuristic.

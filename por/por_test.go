@@ -79,6 +79,8 @@ var configs = []config{
 	{por.All, explorer.AStar, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "fsm"},
 	{por.All, explorer.BestFirst, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "fsm"},
 	{por.All, explorer.BestFirst, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "active"},
+	{por.All, explorer.AStar, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "deadlock"},
+	{por.All, explorer.BestFirst, explorer.ProvisoStatic, explorer.StorageExact, false, false, false, "deadlock"},
 	{por.All, explorer.AStar, explorer.ProvisoAuto, explorer.StorageExact, false, false, false, "hamming"},
 }
 

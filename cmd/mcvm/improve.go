@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/por"
 	"mcvm/vm"
@@ -21,21 +22,24 @@ by check --trail or run --seed, under any reduction). It replays TRAIL to its
 error and then searches MODEL with A*, guided by a heuristic whose target is
 the error's state, for a shorter path to the same state (the default) or,
 with --equivalent, to any state that violates the same property with every
-thread at the same place (trail improvement; Edelkamp, Leue and
-Lluch-Lafuente, section 3). It writes the new trail (--out) and prints both
-lengths; with an admissible heuristic (fsm) or --search bfs the new one is
-a shortest. --reorder instead drops transitions from the trail (single
-ones, the last first, and whole rounds of one thread's loops) as long as
-it still reaches the same violation (after their section 5), and lists
-what it dropped. Exit codes: 0 a trail was written, 2 bad input,
-3 a limit ended the search, or the reduction (--por) left the state out.`
+thread at the same place, or, with --violation, to any state with the same
+violation (trail improvement; Edelkamp, Leue and Lluch-Lafuente, section 3).
+It writes the new trail (--out) and prints both lengths; with --search bfs,
+or to the same or an equivalent state with an admissible heuristic (fsm),
+the new one is a shortest. --reorder instead drops transitions from the
+trail (runs of steps, single ones from the last, a thread's steps from one
+on, and rounds of one thread's loops) as long as it still reaches the
+same violation, and cuts it where it reaches it sooner (after their
+section 5; a notify wakes the thread it woke in TRAIL), and lists what it
+dropped. Exit codes: 0 a trail was written, 2 bad input, 3 a limit ended
+the search, or the reduction (--por) left the state out.`
 
 // improveReport is what improve prints with --json.
 type improveReport struct {
 	Model     string  `json:"model"`
 	Trail     string  `json:"trail"`
 	Out       string  `json:"out,omitempty"`
-	Mode      string  `json:"mode"` // same-state, equivalent or reorder
+	Mode      string  `json:"mode"` // same-state, equivalent, violation or reorder
 	Fault     string  `json:"fault"`
 	Search    string  `json:"search,omitempty"`
 	Heuristic string  `json:"heuristic,omitempty"`
@@ -59,7 +63,8 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	mf.registerUncaught(fs)
 	mf.registerLimits(fs)
 	equivalent := fs.Bool("equivalent", false, "look for any state that violates the same property with every thread at the same place, not only the trail's own error state")
-	reorder := fs.Bool("reorder", false, "do not search: drop transitions (single ones from the end, rounds of a thread's loops) while the trail still reaches the same violation")
+	violation := fs.Bool("violation", false, "look for any state with the same violation (of the same kind, at the same instruction; of the same invariant), wherever the threads are: what --reorder keeps")
+	reorder := fs.Bool("reorder", false, "do not search: drop transitions (runs, single ones from the end, a thread's from one on, rounds of a thread's loops) while the trail still reaches the same violation")
 	search := fs.String("search", "astar", "search order: astar, best-first or bfs")
 	heuristic := fs.String("heuristic", "fsm", "the search's estimate of the distance to the target: "+heuristicNames(true))
 	porFlag := fs.String("por", "none", "partial-order reduction for the search (as check's --por, without dpor); it keeps errors, not states, so it may leave the trail's state out")
@@ -90,17 +95,23 @@ func runImprove(args []string, stdout, stderr io.Writer) int {
 	}
 	var path []vm.Trans
 	if *reorder {
-		if explicitAny(fs, "equivalent", "search", "heuristic", "por", "max-states", "time-limit", "memory-limit") {
-			return fail(stderr, "improve", fmt.Errorf("--reorder does not search: it takes none of --equivalent, --search, --heuristic, --por or the limits"))
+		if explicitAny(fs, "equivalent", "violation", "search", "heuristic", "por", "max-states", "time-limit", "memory-limit") {
+			return fail(stderr, "improve", fmt.Errorf("--reorder does not search: it takes none of --equivalent, --violation, --search, --heuristic, --por or the limits"))
 		}
 		rep.Mode = "reorder"
 		path, rep.Dropped = reorderTrail(m, tr.Path, fault)
 	} else {
-		if *equivalent {
-			rep.Mode = "equivalent"
+		goal := goalState
+		switch {
+		case *equivalent && *violation:
+			return fail(stderr, "improve", fmt.Errorf("--equivalent and --violation are two goals: give one"))
+		case *equivalent:
+			rep.Mode, goal = "equivalent", goalEquivalent
+		case *violation:
+			rep.Mode, goal = "violation", goalViolation
 		}
 		var code int
-		if path, code, err = improveBySearch(m, tr.Trail, fault, target, *equivalent, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
+		if path, code, err = improveBySearch(m, tr.Trail, fault, target, goal, *search, *heuristic, *porFlag, *maxStates, *timeLimit, *memLimit, &rep); err != nil {
 			return fail(stderr, "improve", err)
 		} else if code != exitOK {
 			rep.ElapsedS = time.Since(start).Seconds()
@@ -138,10 +149,21 @@ func heuristicNames(docs bool) string {
 	return s
 }
 
-// improveBySearch searches for a shorter path to the trail's error state
-// (or, equivalent, one like it) and returns it, or an exit code other
-// than exitOK when the search ended without one.
-func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, target []byte, equivalent bool, search, heuristic, porName string,
+// A goal of trail improvement: the trail's error state, one like it (the
+// same violation, every thread at the same place), or any state with the
+// same violation.
+type goal uint8
+
+const (
+	goalState goal = iota
+	goalEquivalent
+	goalViolation
+)
+
+// improveBySearch searches for a shorter path to the goal (sameError) and
+// returns it, or an exit code other than exitOK when the search ended
+// without one.
+func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, target []byte, gl goal, search, heuristic, porName string,
 	maxStates int, timeLimit time.Duration, memLimit string, rep *improveReport) ([]vm.Trans, int, error) {
 	order, ok := explorer.ParseOrder(search)
 	if !ok || order == explorer.DFS || order == explorer.IDA {
@@ -172,7 +194,7 @@ func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, target 
 		rep.Heuristic = heuristic
 	}
 	rep.Search = order.String()
-	opts.Goal = sameError(m, fault, target, equivalent)
+	opts.Goal = sameError(m, fault, target, gl)
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -187,7 +209,9 @@ func improveBySearch(m *vm.Machine, tr *explorer.Trail, fault *vm.Fault, target 
 	}
 	admissible := order == explorer.BFS
 	for _, h := range explorer.Heuristics {
-		admissible = admissible || order == explorer.AStar && h.Name == heuristic && h.Admissible
+		// (Aimed at the trail's state, which another state with the same
+		// violation may be nearer than.)
+		admissible = admissible || order == explorer.AStar && h.Name == heuristic && h.Admissible && h.Target != explorer.TargetNone && gl != goalViolation
 	}
 	rep.Shortest = admissible && opts.Reducer == nil
 	return res.Path, exitOK, nil
@@ -223,19 +247,22 @@ func sameViolation(f, g *vm.Fault) bool {
 }
 
 // sameError returns the search goal of trail improvement: error f in the
-// state whose encoding is target or, equivalent, the same violation
-// (sameViolation) in a state where every thread is where it is in target.
-func sameError(m *vm.Machine, f *vm.Fault, target []byte, equivalent bool) func(*vm.Fault, []byte) bool {
+// state whose encoding is target or, goalEquivalent, the same violation
+// (sameViolation) in a state where every thread is where it is in target
+// or, goalViolation, in any state.
+func sameError(m *vm.Machine, f *vm.Fault, target []byte, gl goal) func(*vm.Fault, []byte) bool {
 	scratch, _ := vm.New(m.Program(), m.Options())
 	want := places(scratch, target)
 	return func(g *vm.Fault, state []byte) bool {
-		if !sameViolation(f, g) {
+		switch {
+		case !sameViolation(f, g):
 			return false
-		}
-		if !equivalent {
+		case gl == goalState:
 			return bytes.Equal(state, target)
+		case gl == goalEquivalent:
+			return slices.Equal(places(scratch, state), want)
 		}
-		return slices.Equal(places(scratch, state), want)
+		return true
 	}
 }
 
@@ -261,27 +288,40 @@ func place(out []int32, t *vm.Thread) []int32 {
 
 // reorderTrail drops transitions from path as long as what is left
 // replays to the same violation (the same kind, at the same instruction;
-// the same invariant), in three ways, again until none drops any: runs
+// the same invariant), in four ways, again until none drops any: runs
 // of consecutive transitions, of half the trail, a quarter, and so on
 // down to one, the last first; each transition alone, the last first
 // (Edelkamp, Leue and Lluch-Lafuente's elimination of irrelevant
 // transitions, decided by replaying instead of by a static independence
-// relation); and each round of a loop of one thread, the transitions
-// between two visits of the thread to one place (its frames' methods and
-// pcs), latest first. It returns the new path
-// and the steps dropped (numbered from 1 in path).
+// relation: a thread's last transition that is independent of the later
+// ones and enables none of them replays without it); each thread's
+// transitions from one on, whose last ones only together do nothing the
+// violation needs; and each round of a loop of one thread, the
+// transitions between two visits of the thread to one place (its frames'
+// methods and pcs), latest first. A trail that reaches the violation
+// before its end is cut there (reach). It returns the new path and the
+// steps dropped (numbered from 1 in path).
 func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []int) {
 	keep := slices.Clone(path)
 	idx := make([]int, len(path)) // keep[i] is step idx[i]+1 of path
 	for i := range idx {
 		idx[i] = i
 	}
-	same := func(cand []vm.Trans) bool {
-		_, g, err := explorer.Replay(m, cand)
-		return err == nil && g != nil && sameViolation(f, g)
+	wake := wakes(m, path)
+	var buf []vm.Trans
+	// try makes cand, whose steps are steps cidx of path, the trail if it
+	// reaches the same violation in fewer steps than keep (cut where it
+	// does), each notify waking the thread it woke in path.
+	try := func(cand []vm.Trans, cidx []int) bool {
+		var g *vm.Fault
+		var n int
+		if g, n, buf = reach(m, cand, cidx, wake, buf); g == nil || !sameViolation(f, g) || n >= len(keep) {
+			return false
+		}
+		keep, idx = cand[:n], cidx[:n]
+		return true
 	}
-	// drop removes the steps of keep for which out is true, if what is
-	// left reaches the same violation.
+	// drop leaves out the steps of keep for which out is true (try).
 	drop := func(out func(i int) bool) bool {
 		var cand []vm.Trans
 		var cidx []int
@@ -290,11 +330,7 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 				cand, cidx = append(cand, tr), append(cidx, idx[i])
 			}
 		}
-		if len(cand) == len(keep) || !same(cand) {
-			return false
-		}
-		keep, idx = cand, cidx
-		return true
+		return len(cand) < len(keep) && try(cand, cidx)
 	}
 	for changed := true; changed; {
 		changed = false
@@ -312,6 +348,15 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 		}
 		for i := len(keep) - 1; i >= 0; i-- {
 			if i < len(keep) && drop(func(j int) bool { return j == i }) {
+				changed = true
+			}
+		}
+		// A thread's steps from one on, the earliest first: a thread
+		// whose last steps together do nothing the error needs, although
+		// each alone does (it takes a monitor another thread then needs).
+		for i := 0; i < len(keep); i++ {
+			t := keep[i].Thread
+			if drop(func(j int) bool { return j >= i && keep[j].Thread == t }) {
 				changed = true
 			}
 		}
@@ -333,15 +378,104 @@ func reorderTrail(m *vm.Machine, path []vm.Trans, f *vm.Fault) ([]vm.Trans, []in
 		}
 	}
 	var dropped []int
-	k := 0
 	for i := range path {
-		if k < len(idx) && idx[k] == i {
-			k++
-		} else {
+		if !slices.Contains(idx, i) {
 			dropped = append(dropped, i+1)
 		}
 	}
 	return keep, dropped
+}
+
+// wakes replays path and returns, for each step, the thread its notify
+// woke, or -1.
+func wakes(m *vm.Machine, path []vm.Trans) []int32 {
+	out := make([]int32, len(path))
+	m.Init()
+	for i, tr := range path {
+		out[i] = -1
+		if notifies(m, tr.Thread) {
+			r := m.S.Threads[tr.Thread].Stack[len(m.S.Threads[tr.Thread].Stack)-1]
+			if u := waiter(m, r, tr.Choice); u >= 0 {
+				out[i] = u
+			}
+		}
+		if m.Step(tr) != nil {
+			break
+		}
+	}
+	return out
+}
+
+// notifies reports whether thread tid's next transition is a notify.
+func notifies(m *vm.Machine, tid int32) bool {
+	if tid < 0 || int(tid) >= m.NumThreads() {
+		return false
+	}
+	t := m.S.Threads[tid]
+	if t.Status != vm.StatusRunnable || len(t.Frames) == 0 {
+		return false
+	}
+	fr := t.Frames[len(t.Frames)-1]
+	return m.Program().Methods[fr.Method].Code[fr.PC].Op == bytecode.OpNotify && len(t.Stack) > 0
+}
+
+// waiter returns the thread a notify of monitor v with choice k wakes,
+// the k-th waiting on it in id order (as the machine picks it), or -1.
+func waiter(m *vm.Machine, v vm.Value, k int32) int32 {
+	for _, u := range m.S.Threads {
+		if v.Ref && u.Status == vm.StatusWaiting && int64(u.WaitObj) == v.I {
+			if k == 0 {
+				return u.ID
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+// reach replays path, whose steps are steps idx of a trail whose
+// notifies woke wake, and returns the first error it reaches and the
+// number of steps to it, or nil if it reaches none or a step is not
+// enabled. A step that notifies wakes the thread the trail's step woke
+// if it waits: its choice, the waiter's place among the waiters, is set
+// again in path (a step names the thread a notify wakes by that place,
+// which changes when other threads' steps are left out); if it does not,
+// the choice stays. buf is scratch, returned.
+func reach(m *vm.Machine, path []vm.Trans, idx []int, wake []int32, buf []vm.Trans) (*vm.Fault, int, []vm.Trans) {
+	m.Init()
+	invariants := len(m.Program().Invariants) > 0
+	for i := 0; ; i++ {
+		if invariants {
+			if f := m.CheckInvariants(); f != nil {
+				c := *f
+				return &c, i, buf
+			}
+		}
+		buf = m.Enabled(buf[:0])
+		if len(buf) == 0 && m.Alive() {
+			return explorer.DeadlockFault(), i, buf
+		}
+		if i == len(path) {
+			return nil, i, buf
+		}
+		tr := &path[i]
+		if u := wake[idx[i]]; u >= 0 && notifies(m, tr.Thread) {
+			r := m.S.Threads[tr.Thread].Stack[len(m.S.Threads[tr.Thread].Stack)-1]
+			for k := int32(0); waiter(m, r, k) >= 0; k++ {
+				if waiter(m, r, k) == u {
+					tr.Choice = k
+					break
+				}
+			}
+		}
+		if !slices.Contains(buf, *tr) {
+			return nil, i, buf
+		}
+		if f := m.Step(*tr); f != nil {
+			c := *f
+			return &c, i + 1, buf
+		}
+	}
 }
 
 // threadPlaces replays path and returns, for each step, where its thread
@@ -396,8 +530,11 @@ func printImprove(w io.Writer, r *improveReport, asJSON bool) {
 		fmt.Fprintf(w, "not improved: the search reached its %s limit (%d states stored)\n", r.Limit, r.States)
 	default:
 		what := "the same error state"
-		if r.Mode == "equivalent" {
+		switch r.Mode {
+		case "equivalent":
 			what = "an equivalent error state"
+		case "violation":
+			what = "a state with the same violation"
 		}
 		short := ""
 		if r.Shortest {
