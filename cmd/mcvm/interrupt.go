@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // interrupt is what catchInterrupts sets up for one command: flag, which
@@ -32,18 +33,39 @@ var interruptReady = func() {}
 // interrupt's flag (and say so on stderr) and the second exit at once
 // with 128 plus the signal's number, as the shell reports a process
 // killed by it. The caller runs stop when the command ends.
+//
+// Signals are caught from catchDelay on: catching them costs a run about
+// as much CPU time as checking a small model, and a run that ends before
+// then has no part explored worth a report (the signal's default action
+// ends it; every file mcvm writes is renamed into place whole).
 func catchInterrupts(stderr io.Writer) (it *interrupt, stop func()) {
 	it = new(interrupt)
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
-	go it.handle(ch, done, stderr, os.Exit)
-	interruptReady()
+	var mu sync.Mutex
+	stopped := false
+	t := time.AfterFunc(catchDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		go it.handle(ch, done, stderr, os.Exit)
+		interruptReady()
+	})
 	return it, func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
 		signal.Stop(ch)
+		mu.Unlock()
 		close(done)
 	}
 }
+
+// catchDelay is how long a command runs before it catches interrupts.
+const catchDelay = 50 * time.Millisecond
 
 // handle takes the signals from ch until done is closed.
 func (it *interrupt) handle(ch <-chan os.Signal, done <-chan struct{}, stderr io.Writer, exit func(int)) {

@@ -101,12 +101,13 @@ func TestInterrupt_signals(t *testing.T) {
 		}
 	})
 	t.Run("cmd=certify", func(t *testing.T) {
-		script := filepath.Join(dir, "philo6.scc")
-		if code, out, errs := runMain("verify", "--por", "none", "--script", script, "-D", "N=6", philoOK); code != exitOK {
+		// Long enough to be running when interrupts are caught (catchDelay).
+		script := filepath.Join(dir, "philo8.scc")
+		if code, out, errs := runMain("verify", "--por", "none", "--script", script, "-D", "N=8", philoOK); code != exitOK {
 			t.Fatalf("verify: exit %d\n%s%s", code, out, errs)
 		}
 		for _, extra := range [][]string{nil, {"--tasks", "4", "--jobs", "2"}} {
-			args := append([]string{"certify", "--por", "none", "--script", script, "-D", "N=6"}, extra...)
+			args := append([]string{"certify", "--por", "none", "--script", script, "-D", "N=8"}, extra...)
 			code, out, errs := signalled(t, syscall.SIGTERM, 1, append(args, philoOK)...)
 			if code != exitLimit || !strings.Contains(out, "verdict:     limit (interrupted") {
 				t.Errorf("certify %s interrupted: exit %d (want %d)\n%s%s", strings.Join(extra, " "), code, exitLimit, out, errs)
