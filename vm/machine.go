@@ -651,10 +651,8 @@ func (m *Machine) step(tr Trans) *Fault {
 			break
 		}
 		o := m.next(t)
-		if o.sched || (o.ret && len(t.Frames) == 1) {
-			if !o.local || !m.localOp(t, o) {
-				break
-			}
+		if m.ends(t, o) {
+			break
 		}
 		m.executed++
 		if o.back {
@@ -670,6 +668,13 @@ func (m *Machine) step(tr Trans) *Fault {
 		return m.stepLong(t)
 	}
 	return m.result()
+}
+
+// ends reports whether o, thread t's next instruction, ends the
+// transition: a scheduling point (or the thread's last return) that
+// escape analysis does not make local.
+func (m *Machine) ends(t *Thread, o *op) bool {
+	return (o.sched || (o.ret && len(t.Frames) == 1)) && (!o.local || !m.localOp(t, o))
 }
 
 // exec runs one instruction: the one place executors are called from.

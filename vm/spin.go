@@ -58,10 +58,8 @@ func (m *Machine) stepLong(t *Thread) *Fault {
 			break
 		}
 		o := m.next(t)
-		if o.sched || (o.ret && len(t.Frames) == 1) {
-			if !o.local || !m.localOp(t, o) {
-				break
-			}
+		if m.ends(t, o) {
+			break
 		}
 		sp.steps++
 		switch {
