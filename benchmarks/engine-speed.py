@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Two mcvm builds on every benchmark model, alternated: CPU time and memory ratios.
 
-    python3 benchmarks/engine-speed.py [--rounds N] [--configs default,hash-compact] OLD NEW
+    python3 benchmarks/engine-speed.py [--rounds N] [--size SMALL|LARGE] [--configs default,hash-compact] OLD NEW
 
 Runs `check --continue` of every model in benchmarks/models at its SMALL
-configuration, under each configuration (default: the default flags, and
+(or LARGE) configuration, under each configuration (default: the default flags, and
 --hash-compact --por=none, the unreduced lossy search), with OLD and NEW
 in turn (A B, then B A, so that neither always runs first), and reads
 each child's CPU time (user + system, from the operating system) and the
@@ -47,6 +47,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5, help="runs of each build per model and configuration")
     ap.add_argument("--configs", default="default,hash-compact", help="comma-separated: " + ", ".join(CONFIGS))
+    ap.add_argument("--size", default="SMALL", choices=["SMALL", "LARGE"], help="the models' configuration")
     ap.add_argument("--models", help="comma-separated model names (default: all)")
     ap.add_argument("old")
     ap.add_argument("new")
@@ -59,7 +60,7 @@ def main():
     for cfg in a.configs.split(","):
         for m in models:
             path = os.path.join("benchmarks", "models", m + ".mcasm")
-            args = CONFIGS[cfg] + (config(os.path.join(ROOT, path), "SMALL") or []) + [path]
+            args = CONFIGS[cfg] + (config(os.path.join(ROOT, path), a.size) or []) + [path]
             olds, news = [], []
             for r in range(a.rounds):
                 pair = [(a.old, olds), (a.new, news)]

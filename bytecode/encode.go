@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc64"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -63,7 +64,9 @@ const FormatVersion = 4
 // checksumLen is the size of a version-4 file's checksum.
 const checksumLen = 8
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
+// crcTable is made on first use: building it costs every run of mcvm
+// page faults and instructions at start, and most runs read assembly.
+var crcTable = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 // firstV2Opcode is the first opcode format version 1 does not have.
 const firstV2Opcode = OpRethrow
@@ -172,7 +175,7 @@ func encode(p *Program, ver uint64) []byte {
 		w.u(uint64(inv))
 	}
 	if ver >= 4 {
-		w.b = binary.LittleEndian.AppendUint64(w.b, crc64.Checksum(w.b, crcTable))
+		w.b = binary.LittleEndian.AppendUint64(w.b, crc64.Checksum(w.b, crcTable()))
 	}
 	return w.b
 }
@@ -233,7 +236,7 @@ func Decode(b []byte) (*Program, error) {
 			return nil, fmt.Errorf("%w: truncated file (no room for its checksum)", ErrFormat)
 		}
 		body := len(b) - checksumLen
-		if crc64.Checksum(b[:body], crcTable) != binary.LittleEndian.Uint64(b[body:]) {
+		if crc64.Checksum(b[:body], crcTable()) != binary.LittleEndian.Uint64(b[body:]) {
 			return nil, fmt.Errorf("%w: checksum mismatch: the file is damaged or truncated", ErrFormat)
 		}
 		r.b = b[:body]

@@ -51,5 +51,5 @@ func sealed(b []byte) []byte {
 	}
 	s := append([]byte(Magic), FormatVersion)
 	s = append(s, b[len(Magic)+n:]...)
-	return binary.LittleEndian.AppendUint64(s, crc64.Checksum(s, crcTable))
+	return binary.LittleEndian.AppendUint64(s, crc64.Checksum(s, crcTable()))
 }
