@@ -131,7 +131,10 @@ func (w *idaWalk) enter(g int32, fp uint64) bool {
 		w.goal(f, g)
 		return false
 	}
-	h := s.estimate()
+	// A state that is no error is at least one transition from one, as
+	// A* counts it (prioQueue.push): the bound starts and grows closer
+	// to the answer, and an admissible estimate stays admissible.
+	h := max(s.estimate(), 1)
 	if w.bound < 0 {
 		w.bound = h
 	}
