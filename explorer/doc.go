@@ -23,7 +23,7 @@
 // certifier), listener.go, tuning.go, visited.go (what a search needs of
 // a store), store.go, collapse.go, compact.go and bitstate.go (the four
 // stores), trace.go (Replay, trails, counterexamples under symmetry), and
-// pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
+// pages_*.go and prefetch*.go (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
 // The depth-first stack. A level keeps a vm.Snapshot when it has two

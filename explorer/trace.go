@@ -5,8 +5,15 @@
 //	trail   = "mcvm-trail 1" NL
 //	          "program" SP digest NL        (16 lowercase hex digits: bytecode.Digest)
 //	          "granularity" SP ("transition" | "instruction") NL
-//	          [ "escape" SP ("on" | "off") NL ]
+//	          { ("escape" | "dead-locals") SP ("on" | "off") NL }   (optional, in any order)
 //	          { thread SP choice NL }       (decimal integers, one line per transition)
+//
+// Escape analysis and dead variable reduction move where transitions end,
+// so a trail names them; a "thread choice" line per transition is all a
+// replay needs, since every choice begins a transition. Comment lines let
+// a writer record more: mcvm check writes the verdict and the number of
+// steps after the first line, and reads them back to tell a trail cut
+// short from a complete one.
 
 package explorer
 

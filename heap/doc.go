@@ -4,7 +4,7 @@
 // roots (objects renumbered by a deterministic breadth-first traversal, so
 // that allocation order and garbage do not distinguish states), encodes
 // the reachable objects, and computes the terms a state's fingerprint sums
-// (term.go). docs/design.md, "Canonical states and fingerprints", gives
+// (term.go). docs/design.md, "The state and its canonical form", gives
 // the reasons.
 //
 // Canon serves the vm's incremental encoder too: Verify, Verified and

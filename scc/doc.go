@@ -11,13 +11,14 @@
 // what the certifier checks and why that makes it tamper-proof.
 //
 // Contents: the script format (format.go, whose grammar is the comment at
-// its top; docs/scc-format.md describes it for people), the Recorder that
-// writes scripts as a listener of the search (record.go), the certifier
-// (certify.go: its options, state checks and FP map; driver.go: its walk
-// of explorer.DepthFirst with the script as the successor source), the
-// partitioner (partition.go), the shared replay of init
-// paths (initpaths.go), FP maps and their merge (fpmap.go), and the kinds
-// of Discrepancy (errors.go).
+// its top; docs/scc-format.md describes it for people) and its textual
+// form, one entry a line (text.go), the Recorder that writes scripts as a
+// listener of the search (record.go), the certifier (certify.go: its
+// options, state checks and FP map; driver.go: its walk of
+// explorer.DepthFirst with the script as the successor source), the
+// partitioner (partition.go), the shared replay of init paths
+// (initpaths.go), FP maps and their merge (fpmap.go), and the kinds of
+// Discrepancy (errors.go).
 //
 // Where the thesis was silent or mcvm differs:
 //   - Transitions are matched, not indexed: an entry names the thread, the

@@ -27,6 +27,7 @@
 //	gc.go           CollectGarbage: mark-and-sweep, the memoised collector
 //	escape.go       escape analysis, NextAccess, NextFootprint, Confined
 //	symmetry.go     SortThreads, Twins, ThreadIDUse; dead.go dead locals
+//	tuning.go       Tuning: checks of the fast paths against the slow ones, for tests
 //
 // Some parts are values of their own types held by Machine (values, not
 // pointers: they are on hot paths), each with a narrow view of the

@@ -1,4 +1,22 @@
 // mcvm improve: shorter counterexamples (trail improvement and reordering).
+//
+// Trail improvement replays a trail to its error and runs A* (or
+// breadth-first search) with explorer.Options.Goal, so that only the
+// trail's error state (for a transition's fault, the state it was taken
+// from, and the same faulting instruction), a state like it, or any state
+// with the same violation ends the search; other errors end their paths
+// unreported. The fsm and hamming heuristics take that state as their
+// target. A reduction keeps errors, not states, and may prune the state
+// itself, so a search under --por can fail to find it, and then says so.
+//
+// Reordering (--reorder) drops transitions while the trail still replays
+// to the same violation (reorderTrail). Every step keeps a trail that
+// reaches the violation, so the result is a real counterexample, though
+// not necessarily a shortest one: elimination keeps a subsequence, and a
+// shortest trail to the violation is often another interleaving. A trail
+// names the thread a notify wakes by its place among the waiters, which
+// leaving out another thread's steps changes, so the replay makes each
+// notify wake the thread it woke in the trail (reach).
 
 package main
 

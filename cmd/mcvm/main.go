@@ -11,6 +11,7 @@
 //	mcvm partition --tasks K --script FILE -o DIR  split a script into tasks
 //	mcvm merge-fp FILE...            merge the FP maps of certified tasks
 //	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
+//	mcvm improve [flags] TRAIL MODEL shorten a trail's counterexample
 //	mcvm bench [flags]               run the benchmark suite, compare with JPF
 //	mcvm jpf-report [--json] FILE    parse a Java PathFinder report
 //

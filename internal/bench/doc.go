@@ -23,5 +23,6 @@
 // bench must not import mcvm/benchmarks (a directory of data, scripts and
 // tests), nor explorer, por or scc: it drives the checker through its
 // command line and needs only asm and vm, to decide which models may run
-// with thread symmetry reduction.
+// with thread symmetry reduction, and internal/jpfreport, to read the JPF
+// reports given with --jpf-log.
 package bench

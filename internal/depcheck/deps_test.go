@@ -46,7 +46,7 @@ func TestDependencies_direction(t *testing.T) {
 		for _, d := range deps(t, pkg) {
 			for _, b := range bad {
 				if d == b {
-					t.Errorf("%s imports %s (directly or not), which STYLE.md forbids", pkg, b)
+					t.Errorf("%s imports %s (directly or not), which docs/design.md forbids", pkg, b)
 				}
 			}
 		}
