@@ -16,6 +16,17 @@ type bitStore struct {
 	bits []uint64
 	mask uint64
 	n    int
+	seed uint64 // Options.BitstateSeed
+}
+
+// positions returns the double hashing's start and step for fingerprint
+// fp (see add), from a remix of fp so that the bit positions are not the
+// low bits of one value; a seed remixes fp first.
+func (s *bitStore) positions(fp uint64) (h1, h2 uint64) {
+	if s.seed != 0 {
+		fp = mix(fp ^ s.seed)
+	}
+	return fp, (fp^fp>>31)*0x9e3779b97f4a7c15 | 1
 }
 
 // MaxBitstateBits bounds --bitstate (2^40 bits is 128 GiB).
@@ -29,10 +40,8 @@ func newBitStore(logBits int) (*bitStore, error) {
 }
 
 func (s *bitStore) add(_ []byte, _ []int32, fp uint64) (int32, bool) {
-	// Double hashing: h1 + i*h2 with h2 odd, from a remix of fp so the bit
-	// positions are not the low bits of one value.
-	h1 := fp
-	h2 := (fp^fp>>31)*0x9e3779b97f4a7c15 | 1
+	// Double hashing: h1 + i*h2 with h2 odd.
+	h1, h2 := s.positions(fp)
 	seen := true
 	for i := uint64(0); i < bitstateK; i++ {
 		b := (h1 + i*h2) & s.mask
@@ -52,9 +61,16 @@ func (s *bitStore) add(_ []byte, _ []int32, fp uint64) (int32, bool) {
 // prefetch implements prefetcher: the words of fp's first two bits (see
 // add).
 func (s *bitStore) prefetch(fp uint64) {
-	h2 := (fp^fp>>31)*0x9e3779b97f4a7c15 | 1
-	prefetchLine(&s.bits[(fp&s.mask)>>6])
-	prefetchLine(&s.bits[((fp+h2)&s.mask)>>6])
+	h1, h2 := s.positions(fp)
+	prefetchLine(&s.bits[(h1&s.mask)>>6])
+	prefetchLine(&s.bits[((h1+h2)&s.mask)>>6])
+}
+
+// mix is a 64-bit finaliser (Stafford's variant 13 of MurmurHash3's).
+func mix(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 func (s *bitStore) size() int  { return s.n }

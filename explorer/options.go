@@ -166,6 +166,11 @@ type Options struct {
 	// BitstateBits is the log2 of the bitstate array's size in bits, 6 to
 	// MaxBitstateBits (zero: 27, 16 MiB); values outside are clamped.
 	BitstateBits int
+	// BitstateSeed, if not zero, chooses another hash function for the
+	// bitstate array's bit positions (the fingerprint remixed with it):
+	// searches with different seeds miss different states, which swarm
+	// verification relies on.
+	BitstateSeed uint64
 	// Symmetry reduces by thread symmetry: after every transition the
 	// threads are renamed into a canonical order (vm.Machine.SortThreads),
 	// so states that differ only in which thread is which are stored once.

@@ -120,3 +120,28 @@ func TestStorage_account(t *testing.T) {
 		}
 	}
 }
+
+// TestStorage_bitstateSeed checks that Options.BitstateSeed chooses
+// another hash function: in a large array every seed stores the whole
+// space (philo N=3, 262 states), and in a tiny one (2^8 bits, which some
+// states' bits collide in) the seeds miss different numbers of states.
+func TestStorage_bitstateSeed(t *testing.T) {
+	md := smallModels(t)[0]
+	search := func(bits int, seed uint64) int64 {
+		m, err := vm.New(md.prog, vm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return explorer.Search(m, explorer.Options{Continue: true, Storage: explorer.StorageBitstate, BitstateBits: bits, BitstateSeed: seed}).Stats.States
+	}
+	counts := map[int64]bool{}
+	for seed := range uint64(8) {
+		if n := search(24, seed); n != 262 {
+			t.Errorf("2^24 bits, seed %d: %d states, want 262", seed, n)
+		}
+		counts[search(8, seed)] = true
+	}
+	if len(counts) < 2 {
+		t.Errorf("2^8 bits: every seed stored the same number of states %v: the seed changes nothing", counts)
+	}
+}

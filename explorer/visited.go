@@ -70,6 +70,7 @@ func newVisitedSet(o *Options, tune Tuning) visitedSet {
 			bits = 27
 		}
 		bs, _ := newBitStore(min(max(bits, 6), MaxBitstateBits))
+		bs.seed = o.BitstateSeed
 		return bs
 	case StorageCollapse:
 		c := NewCollapseStore()

@@ -148,6 +148,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
 	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
+	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -175,6 +176,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), opts.MemoryLimit); err != nil {
 		return fail(stderr, "check", err)
 	}
+	if *bitSeed != 0 && opts.Storage != explorer.StorageBitstate {
+		return fail(stderr, "check", fmt.Errorf("--bitstate-seed is for --bitstate"))
+	}
+	opts.BitstateSeed = *bitSeed
 	p, err := sf.mf.load(model)
 	if err != nil {
 		return fail(stderr, "check", err)

@@ -132,6 +132,22 @@ func TestInterrupt_signals(t *testing.T) {
 			t.Errorf("bench interrupted: exit %d (want %d), rows %+v, json error %v\n%s%s", code, exitLimit, r.Rows, err, out, errs)
 		}
 	})
+	t.Run("cmd=swarm", func(t *testing.T) {
+		// Only swarm is signalled: it passes the signal on to its jobs,
+		// which report what they explored.
+		code, out, errs := signalled(t, syscall.SIGINT, 3, "swarm", "--jobs", "3", "--parallel", "2", "--json", "--dir", dir,
+			"-D", "PRODUCERS=3", "-D", "CONSUMERS=3", "../../benchmarks/models/boundedbuffer.mcasm")
+		var r swarmReport
+		err := json.Unmarshal([]byte(out), &r)
+		if err != nil || code != exitLimit || r.Verdict != "limit" || len(r.Jobs) != 3 {
+			t.Fatalf("swarm interrupted: exit %d (want %d), verdict %q, json error %v\n%s%s", code, exitLimit, r.Verdict, err, out, errs)
+		}
+		for _, j := range r.Jobs {
+			if j.Verdict != "limit" || j.Limit != "interrupted" {
+				t.Errorf("job %d: verdict %s, limit %q; want limit, interrupted", j.Index, j.Verdict, j.Limit)
+			}
+		}
+	})
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
 	}

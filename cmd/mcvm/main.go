@@ -12,6 +12,7 @@
 //	mcvm merge-fp FILE...            merge the FP maps of certified tasks
 //	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
 //	mcvm improve [flags] TRAIL MODEL shorten a trail's counterexample
+//	mcvm swarm [flags] MODEL         many diversified bitstate searches
 //	mcvm bench [flags]               run the benchmark suite, compare with JPF
 //	mcvm jpf-report [--json] FILE    parse a Java PathFinder report
 //
@@ -58,6 +59,7 @@ func init() {
 		{"merge-fp", "merge and compare the FP maps of certified tasks", runMergeFP},
 		{"replay", "replay a counterexample trail written by check --trail", runReplay},
 		{"improve", "shorten a trail's counterexample: A* to the same error state, or drop what the error does not need", runImprove},
+		{"swarm", "swarm verification: many diversified bitstate searches in parallel", runSwarm},
 		{"bench", "run the benchmark suite; --compare puts Java PathFinder's figures beside mcvm's", runBench},
 		{"jpf-report", "parse the statistics and errors of a Java PathFinder report", runJPFReport},
 		{"help", "show help for a command", runHelp},
