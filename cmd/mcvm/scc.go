@@ -306,6 +306,7 @@ since certification follows the script's order.`
 // certifyFlags are certify's own flags.
 type certifyFlags struct {
 	script, task, fpOut *string
+	slurm               *string
 	tasks, jobs         *int
 	trustful, forget    *bool
 	deadLocals, sym     *bool
@@ -327,6 +328,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	cf.fpOut = fs.String("fp-out", "", "with --task: write the task's FP map to `FILE` (default: the task file with .fp appended)")
 	cf.tasks = fs.Int("tasks", 0, "partition the script into `K` tasks and certify them in parallel (0: certify sequentially)")
 	cf.jobs = fs.Int("jobs", 1, "with --tasks: certify `N` tasks at a time")
+	cf.slurm = fs.String("slurm", "", "with --tasks: write the tasks and Slurm batch scripts to `DIR` instead of certifying (a job array of certify --task, then merge-fp)")
 	cf.trustful = fs.Bool("trustful", false, "the script is trustful (verify --trustful-script): a perfect search without fingerprints, state properties only")
 	cf.forget = fs.Bool("forget", false, "drop FP entries after their last use (sequential tamper-proof certification) and report the peak number held")
 	cf.invariants = fs.StringArray("invariant", nil, "also check this invariant `CLASS.METHOD` in every state (repeatable)")
@@ -361,6 +363,12 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	}
 	if *cf.forget && (*cf.tasks > 0 || *cf.task != "") {
 		return fail(stderr, "certify", fmt.Errorf("--forget applies to sequential certification only: the FP maps of tasks are compared whole at the end"))
+	}
+	if *cf.slurm != "" {
+		if *cf.tasks < 1 || *cf.script == "" {
+			return fail(stderr, "certify", fmt.Errorf("--slurm DIR needs --tasks K and --script FILE"))
+		}
+		return cf.writeSlurm(fs, model, stdout, stderr)
 	}
 	if *sf.search != "dfs" || *sf.shuffle != 0 {
 		return fail(stderr, "certify", fmt.Errorf("certification follows the script's order: --search and --random-order apply to verify"))

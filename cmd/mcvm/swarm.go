@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,6 +40,14 @@ mcvm replay replays. The states of the jobs are counted per job (states
 reached by several jobs count once in each: the sum bounds the union from
 above). Exit code 1 if a job found an error, 0 if every job finished
 without one, 3 if a limit cut a job short, 2 on bad usage.
+
+On a Slurm cluster, --slurm DIR writes the swarm to DIR instead of running
+it: swarm.json (the jobs), swarm.sbatch (a job array, one element a job,
+each running mcvm swarm --run-job N DIR), collect.sbatch (mcvm swarm
+--collect DIR, which prints the report to DIR/collect.txt) and submit.sh,
+which submits both, the second to start when the array has ended. DIR,
+the model and mcvm itself must be where every node sees them (a shared
+file system). docs/slurm.md has the recipe.
 
 Flags:
 `
@@ -86,8 +95,17 @@ func runSwarm(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of the jobs' hash functions and search orders")
 	dir := fs.String("dir", "", "write each job's trail here as job-N.trail (default: a new directory under the system's temporary one, removed if no job found an error)")
 	jsonOut := fs.Bool("json", false, "print one JSON object with every job and the swarm's verdict")
+	slurm := fs.String("slurm", "", "write the swarm as Slurm batch scripts to `DIR` instead of running it")
+	runJob := fs.Int("run-job", -1, "run job `N` of the swarm in DIR (the argument instead of MODEL): what --slurm's array runs")
+	collect := fs.Bool("collect", false, "print the report of the swarm in DIR (the argument instead of MODEL) from its jobs' results")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
+	}
+	switch {
+	case *runJob >= 0:
+		return swarmRunJob(fs.Arg(0), *runJob, stderr)
+	case *collect:
+		return swarmCollect(fs.Arg(0), *jsonOut, stdout, stderr)
 	}
 	model := fs.Arg(0)
 	if *jobs < 1 || *parallel < 1 || *timeLimit <= 0 {
@@ -130,15 +148,46 @@ func runSwarm(args []string, stdout, stderr io.Writer) int {
 	for i := range js {
 		js[i] = &swarmJob{Index: i, Args: swarmDiversify(i, *seed), Trail: filepath.Join(out, fmt.Sprintf("job-%d.trail", i))}
 	}
+	replay := joinArgs(append(mf.passOn(fs), model))
+	if *slurm != "" {
+		abs, err := filepath.Abs(model)
+		if err != nil {
+			return fail(stderr, "swarm", err)
+		}
+		model, replay = abs, joinArgs(append(mf.passOn(fs), abs))
+		sw := swarmFile{Model: model, Common: common, Seed: *seed, Jobs: *jobs, Replay: replay, Mcvm: self,
+			TimeLimit: timeLimit.String(), MemoryBytes: mem, Parallel: *parallel}
+		if fs.Changed("parallel") {
+			sw.Throttle = *parallel
+		}
+		if err := writeSlurmSwarm(*slurm, &sw); err != nil {
+			return fail(stderr, "swarm", err)
+		}
+		fmt.Fprintf(stdout, "wrote the swarm of %d jobs to %s: submit it with sh %s\n", *jobs, *slurm, filepath.Join(*slurm, "submit.sh"))
+		return exitOK
+	}
 	it, unsignal := catchInterrupts(stderr)
 	defer unsignal()
 	runSwarmJobs(self, model, common, js, *parallel, it)
-
-	rep := &swarmReport{Model: model, Verdict: "limit", Jobs: js, replay: joinArgs(append(mf.passOn(fs), model))}
 	for _, j := range js {
 		if j.err != nil {
 			return fail(stderr, "swarm", fmt.Errorf("job %d: %w", j.Index, j.err))
 		}
+	}
+	rep := summarise(model, replay, js)
+	if temporary && rep.FirstError == nil {
+		os.RemoveAll(out)
+		for _, j := range js {
+			j.Trail = ""
+		}
+	}
+	return reportSwarm(stdout, rep, *jsonOut)
+}
+
+// summarise makes the swarm's report from its jobs' results.
+func summarise(model, replay string, js []*swarmJob) *swarmReport {
+	rep := &swarmReport{Model: model, Verdict: "limit", Jobs: js, replay: replay}
+	for _, j := range js {
 		rep.StatesSum += j.States
 		if _, e := os.Stat(j.Trail); e != nil {
 			j.Trail = ""
@@ -151,16 +200,15 @@ func runSwarm(args []string, stdout, stderr io.Writer) int {
 	if rep.FirstError == nil && allOK(js) {
 		rep.Verdict = "ok"
 	}
-	if temporary && rep.FirstError == nil {
-		os.RemoveAll(out)
-		for _, j := range js {
-			j.Trail = ""
-		}
-	}
-	if *jsonOut {
+	return rep
+}
+
+// reportSwarm prints the report and returns the swarm's exit code.
+func reportSwarm(stdout io.Writer, rep *swarmReport, jsonOut bool) int {
+	if jsonOut {
 		writeJSON(stdout, rep)
 	} else {
-		printSwarm(stdout, rep, model)
+		printSwarm(stdout, rep)
 	}
 	switch {
 	case rep.FirstError != nil:
@@ -281,13 +329,7 @@ func runSwarmJobs(self, model string, common []string, js []*swarmJob, parallel 
 				j.err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(errb.Bytes()))
 				return
 			}
-			var r report
-			if e := json.Unmarshal(out.Bytes(), &r); e != nil {
-				j.err = fmt.Errorf("reading its report: %v", e)
-				return
-			}
-			j.Verdict, j.Message, j.Limit = r.Verdict, r.Message, r.Limit
-			j.States, j.Transitions, j.ElapsedS = r.States, r.Transitions, r.ElapsedS
+			j.err = j.read(out.Bytes())
 		}(j)
 	}
 	wg.Wait()
@@ -295,7 +337,7 @@ func runSwarmJobs(self, model string, common []string, js []*swarmJob, parallel 
 }
 
 // printSwarm prints the swarm's jobs and verdict.
-func printSwarm(w io.Writer, rep *swarmReport, model string) {
+func printSwarm(w io.Writer, rep *swarmReport) {
 	fmt.Fprintf(w, "%-4s %-12s %12s %14s %9s  %s\n", "job", "verdict", "states", "transitions", "seconds", "search")
 	for _, j := range rep.Jobs {
 		v := j.Verdict
@@ -331,4 +373,174 @@ func joinArgs(a []string) string {
 		b.WriteString(s)
 	}
 	return b.String()
+}
+
+// read takes the job's result from check's JSON report.
+func (j *swarmJob) read(data []byte) error {
+	var r report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("reading its report: %v", err)
+	}
+	j.Verdict, j.Message, j.Limit = r.Verdict, r.Message, r.Limit
+	j.States, j.Transitions, j.ElapsedS = r.States, r.Transitions, r.ElapsedS
+	return nil
+}
+
+// swarmFile is swarm.json, the swarm --slurm writes: what its jobs run.
+type swarmFile struct {
+	Mcvm        string   `json:"mcvm"`  // the mcvm binary
+	Model       string   `json:"model"` // absolute
+	Common      []string `json:"common"`
+	Seed        uint64   `json:"seed"`
+	Jobs        int      `json:"jobs"`
+	Parallel    int      `json:"parallel"`
+	Throttle    int      `json:"throttle,omitempty"` // the array's %N: jobs at once (0: as Slurm allows)
+	TimeLimit   string   `json:"time_limit"`
+	MemoryBytes int64    `json:"memory_bytes"`
+	Replay      string   `json:"replay"`
+}
+
+// swarmSpec is the name of the file that describes a swarm written by
+// --slurm, in its directory.
+const swarmSpec = "swarm.json"
+
+// writeSlurmSwarm writes the swarm sw to dir as swarm.json, the job
+// array, the collection job and submit.sh.
+func writeSlurmSwarm(dir string, sw *swarmFile) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if strings.ContainsAny(dir, " \t\n'\"\\%") {
+		// (#SBATCH lines take no quotes, and % starts a Slurm pattern.)
+		return fmt.Errorf("--slurm %q: the directory's path must not contain blanks, quotes, backslashes or %%", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(sw, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := replaceFile(filepath.Join(dir, swarmSpec), append(data, '\n')); err != nil {
+		return err
+	}
+	limit, err := time.ParseDuration(sw.TimeLimit)
+	if err != nil {
+		return err
+	}
+	// Slurm's time limit: the search's, a minute more for starting and
+	// reporting, in whole minutes.
+	minutes := int(limit.Minutes()) + 2
+	array := fmt.Sprintf("0-%d", sw.Jobs-1)
+	if sw.Throttle > 0 {
+		array += fmt.Sprintf("%%%d", sw.Throttle)
+	}
+	mem := ""
+	if sw.MemoryBytes > 0 {
+		// What the search may use, and a quarter more for the process.
+		mem = fmt.Sprintf("#SBATCH --mem=%dM\n", sw.MemoryBytes*5/4>>20+1)
+	}
+	q := shellQuote
+	job := fmt.Sprintf(`#!/bin/sh
+# One job of an mcvm swarm (mcvm swarm --slurm): a diversified bitstate search.
+#SBATCH --job-name=mcvm-swarm
+#SBATCH --array=%s
+#SBATCH --cpus-per-task=1
+#SBATCH --time=%d
+%s#SBATCH --output=%s
+exec %s swarm --run-job "$SLURM_ARRAY_TASK_ID" %s
+`, array, minutes, mem, filepath.Join(dir, "job-%a.log"), q(sw.Mcvm), q(dir))
+	collect := fmt.Sprintf(`#!/bin/sh
+# The report of an mcvm swarm, once its jobs have ended.
+#SBATCH --job-name=mcvm-swarm-collect
+#SBATCH --cpus-per-task=1
+#SBATCH --time=5
+#SBATCH --output=%s
+exec %s swarm --collect %s
+`, filepath.Join(dir, "collect.txt"), q(sw.Mcvm), q(dir))
+	submit := fmt.Sprintf(`#!/bin/sh
+# Submits the swarm's job array and, to run when it has ended, the job
+# that writes the report to collect.txt. Prints the two job ids.
+set -eu
+cd %s
+array=$(sbatch --parsable swarm.sbatch)
+array=${array%%%%;*}
+echo "$array"
+sbatch --parsable --dependency=afterany:"$array" collect.sbatch
+`, q(dir))
+	for name, text := range map[string]string{"swarm.sbatch": job, "collect.sbatch": collect, "submit.sh": submit} {
+		if err := replaceFile(filepath.Join(dir, name), []byte(text)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// readSwarmFile reads dir's swarm.json.
+func readSwarmFile(dir string) (*swarmFile, error) {
+	data, err := readInput(filepath.Join(dir, swarmSpec))
+	if err != nil {
+		return nil, err
+	}
+	var sw swarmFile
+	if err := json.Unmarshal(data, &sw); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, swarmSpec), err)
+	}
+	if sw.Jobs < 1 || sw.Model == "" {
+		return nil, fmt.Errorf("%s: not a swarm (no jobs or no model)", filepath.Join(dir, swarmSpec))
+	}
+	return &sw, nil
+}
+
+// swarmRunJob runs job n of the swarm in dir (check, in this process)
+// and writes its JSON report to job-N.json and its trail, if it found an
+// error, to job-N.trail.
+func swarmRunJob(dir string, n int, stderr io.Writer) int {
+	sw, err := readSwarmFile(dir)
+	if err != nil {
+		return fail(stderr, "swarm", err)
+	}
+	if n >= sw.Jobs {
+		return fail(stderr, "swarm", fmt.Errorf("--run-job %d: the swarm has jobs 0 to %d", n, sw.Jobs-1))
+	}
+	args := append(append(append([]string{}, sw.Common...), swarmDiversify(n, sw.Seed)...),
+		"--trail", filepath.Join(dir, fmt.Sprintf("job-%d.trail", n)), sw.Model)
+	var out bytes.Buffer
+	code := runCheck(args, &out, stderr)
+	if code != exitOK && code != exitViolation && code != exitLimit {
+		return code
+	}
+	if err := replaceFile(filepath.Join(dir, fmt.Sprintf("job-%d.json", n)), out.Bytes()); err != nil {
+		return fail(stderr, "swarm", err)
+	}
+	return code
+}
+
+// swarmCollect prints the report of the swarm in dir from its jobs'
+// reports; a job without one (not run, or failed) counts as cut short.
+func swarmCollect(dir string, jsonOut bool, stdout, stderr io.Writer) int {
+	sw, err := readSwarmFile(dir)
+	if err != nil {
+		return fail(stderr, "swarm", err)
+	}
+	js := make([]*swarmJob, sw.Jobs)
+	for i := range js {
+		j := &swarmJob{Index: i, Args: swarmDiversify(i, sw.Seed), Trail: filepath.Join(dir, fmt.Sprintf("job-%d.trail", i))}
+		js[i] = j
+		data, err := readInput(filepath.Join(dir, fmt.Sprintf("job-%d.json", i)))
+		if err != nil {
+			j.Verdict, j.Limit = "limit", "no report"
+			continue
+		}
+		if err := j.read(data); err != nil {
+			return fail(stderr, "swarm", fmt.Errorf("job %d: %w", i, err))
+		}
+	}
+	return reportSwarm(stdout, summarise(sw.Model, sw.Replay, js), jsonOut)
 }
