@@ -23,8 +23,9 @@ type Worker struct {
 }
 
 // shardBits is the log2 of the visited set's shards: a state's shard is
-// its fingerprint's top bits, and each shard has its own lock, so that
-// workers rarely wait for one another.
+// its fingerprint's low bits (the stores place states by the top ones),
+// and each shard has its own lock, so that workers rarely wait for one
+// another.
 const shardBits = 8
 
 var errParallel = errors.New("--workers needs the exact store or --hash-compact, and no dpor, --max-depth, goal or --proviso other than static")
@@ -411,7 +412,7 @@ func (w *pworker) tick() bool {
 // it returns its global id (-1 for a state seen before by a lossy store)
 // and whether it is new.
 func (p *parallel) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, bool) {
-	i := fp >> (64 - shardBits)
+	i := fp & (1<<shardBits - 1)
 	sh := &p.shards[i]
 	sh.mu.Lock()
 	id, isNew := sh.set.add(enc, nil, fp)
