@@ -148,6 +148,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
 	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
+	workers := fs.Int("workers", 1, "explore with `N` goroutines sharing one visited set (parallel breadth-first search by levels; with a reduction, the static proviso)")
 	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
@@ -180,6 +181,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "check", fmt.Errorf("--bitstate-seed is for --bitstate"))
 	}
 	opts.BitstateSeed = *bitSeed
+	if *workers < 1 {
+		return fail(stderr, "check", fmt.Errorf("--workers: want at least 1, got %d", *workers))
+	}
+	if *workers > 1 {
+		if err := parallelFits(fs, &opts); err != nil {
+			return fail(stderr, "check", err)
+		}
+	}
 	p, err := sf.mf.load(model)
 	if err != nil {
 		return fail(stderr, "check", err)
@@ -192,6 +201,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
+	if *workers > 1 && opts.Reducer != nil {
+		opts.Proviso = explorer.ProvisoStatic
+	}
 	sf.porMode, sf.proviso = mode, opts.Proviso
 	m, err := vm.New(p, vo)
 	if err != nil {
@@ -200,8 +212,46 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err := sf.setHeuristic(m, &opts); err != nil {
 		return fail(stderr, "check", err)
 	}
-	res := explorer.Search(m, opts)
+	var res *explorer.Result
+	if *workers > 1 {
+		res, err = explorer.SearchParallel(opts, *workers, func() (explorer.Worker, error) {
+			wm, err := vm.New(p, vo)
+			w := explorer.Worker{Machine: wm}
+			if r := por.New(p, mode); r != nil && r.Reduces() {
+				w.Reducer = r
+			}
+			return w, err
+		})
+		if err != nil {
+			return fail(stderr, "check", err)
+		}
+	} else {
+		res = explorer.Search(m, opts)
+	}
 	return sf.report(stdout, stderr, "check", model, p, m, opts, res, nil)
+}
+
+// parallelFits checks that check's flags combine with --workers, which
+// searches breadth-first (the order it sets in opts) with the static
+// proviso and the exact store or hash compaction.
+func parallelFits(fs *pflag.FlagSet, opts *explorer.Options) error {
+	switch {
+	case opts.Order != explorer.DFS && opts.Order != explorer.BFS:
+		return fmt.Errorf("--workers searches breadth-first: it excludes --search %s", opts.Order)
+	case fs.Changed("proviso") && fs.Lookup("proviso").Value.String() != "static":
+		return fmt.Errorf("--workers uses the static proviso (it depends on the state alone, so every worker takes the same one)")
+	case opts.Storage != explorer.StorageExact && opts.Storage != explorer.StorageHashCompact:
+		return fmt.Errorf("--workers needs the exact store or --hash-compact")
+	case opts.MaxDepth > 0:
+		return fmt.Errorf("--workers excludes --max-depth")
+	}
+	for _, name := range []string{"chain", "sleep", "gc", "trail-ahead"} {
+		if fs.Lookup(name) != nil && fs.Changed(name) && fs.Lookup(name).Value.String() == "true" {
+			return fmt.Errorf("--%s needs depth-first search, and --workers searches breadth-first", name)
+		}
+	}
+	opts.Order = explorer.BFS
+	return nil
 }
 
 // setHeuristic makes the heuristic --heuristic names for machine m, with
