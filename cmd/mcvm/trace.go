@@ -59,20 +59,19 @@ func printViolations(w io.Writer, vs []violation, values bool) {
 
 // traceStep is one step of a trace in the report (docs/json.md).
 type traceStep struct {
-	Step    int                    `json:"step"`
-	Thread  int32                  `json:"thread"`
-	Method  string                 `json:"method"`
-	PC      int32                  `json:"pc"`
-	Instr   string                 `json:"instr"`
-	Pos     string                 `json:"pos"`
-	Choice  *int32                 `json:"choice,omitempty"`
-	Op      string                 `json:"op"`
-	File    string                 `json:"file,omitempty"`
-	Line    int32                  `json:"line,omitempty"`
-	Source  string                 `json:"source,omitempty"`
-	Woke    []int32                `json:"woke,omitempty"`
-	Changes []explorer.Change      `json:"changes"`
-	State   []explorer.ThreadState `json:"state,omitempty"`
+	Step    int               `json:"step"`
+	Thread  int32             `json:"thread"`
+	Method  string            `json:"method"`
+	PC      int32             `json:"pc"`
+	Instr   string            `json:"instr"`
+	Pos     string            `json:"pos"`
+	Choice  *int32            `json:"choice,omitempty"`
+	Op      string            `json:"op"`
+	File    string            `json:"file,omitempty"`
+	Line    int32             `json:"line,omitempty"`
+	Source  string            `json:"source,omitempty"`
+	Woke    []int32           `json:"woke,omitempty"`
+	Changes []explorer.Change `json:"changes"`
 }
 
 // sources reads the lines of source files for traces, each file once. A
@@ -112,9 +111,6 @@ func toTrace(tr *explorer.Trace) []traceStep {
 		}
 		if s.File != "" {
 			ts.Source = src.line(s.File, s.Line)
-		}
-		if i < len(tr.States) {
-			ts.State = tr.States[i]
 		}
 		out = append(out, ts)
 	}
