@@ -342,7 +342,7 @@ func parse(fs *pflag.FlagSet, args []string, stderr io.Writer, nargs int) (done 
 		if err == pflag.ErrHelp {
 			return true, exitOK
 		}
-		fmt.Fprintf(stderr, "mcvm %s: %v\n", fs.Name(), err)
+		fmt.Fprintf(stderr, "mcvm %s: %v%s\n", fs.Name(), err, flagSuggestion(fs, err))
 		return true, exitUsage
 	}
 	if fs.NArg() != nargs {

@@ -73,16 +73,25 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" {
+	switch name {
+	case "-h", "--help":
 		usage(stdout)
 		return exitOK
+	case "--version", "version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
 	}
+	var names []string
 	for _, c := range commands {
 		if c.name == name {
+			if wantsJSON(args[1:]) {
+				return jsonErrors(func(o, e io.Writer) int { return c.run(args[1:], o, e) }, stdout, stderr)
+			}
 			return c.run(args[1:], stdout, stderr)
 		}
+		names = append(names, c.name)
 	}
-	fmt.Fprintf(stderr, "mcvm: unknown command %q\n", name)
+	fmt.Fprintf(stderr, "mcvm: unknown command %q%s\n", name, suggest(name, names))
 	usage(stderr)
 	return exitUsage
 }
@@ -97,7 +106,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'mcvm COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'mcvm COMMAND --help' for a command's flags, 'mcvm --version' for the version.")
 	fmt.Fprintln(w, "Exit codes: 0 no error, 1 property violated, 2 bad input or usage, 3 limit reached.")
 }
 

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestUsage_suggestions: a mistyped command or flag gets a "did you
+// mean", one far from any does not.
+func TestUsage_suggestions(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chekc", "x"}, `unknown command "chekc" (did you mean "check"?)`},
+		{[]string{"replya"}, `(did you mean "replay"?)`},
+		{[]string{"check", "--contineu", "x"}, `unknown flag: --contineu (did you mean "--continue"?)`},
+		{[]string{"replay", "--valeus", "a", "b"}, `(did you mean "--values"?)`},
+	} {
+		code, _, errs := runMain(tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("mcvm %v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if _, _, errs := runMain("frobnicate"); strings.Contains(errs, "did you mean") {
+		t.Errorf("mcvm frobnicate: a suggestion: %q", errs)
+	}
+}
+
+// TestUsage_version: --version prints one line naming mcvm and Go.
+func TestUsage_version(t *testing.T) {
+	code, out, _ := runMain("--version")
+	if code != exitOK || !strings.HasPrefix(out, "mcvm ") || !strings.Contains(out, "go") || strings.Count(out, "\n") != 1 {
+		t.Errorf("mcvm --version: exit %d, %q", code, out)
+	}
+}
+
+// TestUsage_jsonErrors: with --json, an error of usage or input is one
+// JSON object on stdout, and still a message on stderr.
+func TestUsage_jsonErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "--json", "nosuch.mcasm"},
+		{"check", "--json", "--contineu", "x"},
+		{"replay", "--json", "nosuch.trail", "nosuch.mcasm"},
+		{"check", "--json", "--max-errors", "0", "../../benchmarks/models/philo.mcasm"},
+	} {
+		code, out, errs := runMain(args...)
+		var obj struct {
+			Error    string `json:"error"`
+			ExitCode int    `json:"exit_code"`
+		}
+		if err := json.Unmarshal([]byte(out), &obj); err != nil || code != exitUsage || obj.ExitCode != exitUsage || obj.Error == "" || errs == "" {
+			t.Errorf("mcvm %v: exit %d, stdout %q (%v), stderr %q; want exit 2 and one JSON error object", args, code, out, err, errs)
+		}
+	}
+}
