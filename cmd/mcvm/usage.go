@@ -136,3 +136,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// hideFlags leaves flags that do not apply to a command out of its help.
+func hideFlags(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		fs.MarkHidden(n)
+	}
+}

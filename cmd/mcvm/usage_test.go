@@ -55,3 +55,23 @@ func TestUsage_jsonErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUsage_scriptFlags: verify's and certify's help leaves out the
+// search order flags, which a script's depth-first search does not take.
+func TestUsage_scriptFlags(t *testing.T) {
+	for _, cmd := range []string{"verify", "certify"} {
+		_, out, _ := runMain(cmd, "--help")
+		_, out, _ = strings.Cut(out, "\nFlags:")
+		for _, f := range []string{"--search ", "--heuristic ", "--target "} {
+			if strings.Contains(out, f) {
+				t.Errorf("mcvm %s --help lists %s", cmd, f)
+			}
+		}
+		if !strings.Contains(out, "--script") {
+			t.Errorf("mcvm %s --help: no --script:\n%s", cmd, out)
+		}
+	}
+	if _, out, _ := runMain("check", "--help"); !strings.Contains(out, "--search ") {
+		t.Error("mcvm check --help does not list --search")
+	}
+}
