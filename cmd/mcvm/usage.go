@@ -143,3 +143,106 @@ func hideFlags(fs *pflag.FlagSet, names ...string) {
 		fs.MarkHidden(n)
 	}
 }
+
+// maxHelpLine is the longest flag description --help prints; a longer
+// one is cut to its first clause, and the whole is in docs/flags.md.
+const maxHelpLine = 88
+
+// oneLine returns the first clause of a flag's usage, to fit one line of
+// --help: up to the first sentence end, semicolon or parenthesis after
+// the first few words, at most maxHelpLine characters.
+func oneLine(usage string) string {
+	if len(usage) <= maxHelpLine {
+		return usage
+	}
+	cut := len(usage)
+	for _, sep := range []string{". ", "; ", " (", ": ", ", "} {
+		if i := strings.Index(usage[min(12, len(usage)):], sep); i >= 0 && i+12 < cut {
+			cut = i + 12
+		}
+		if cut <= maxHelpLine {
+			break
+		}
+	}
+	s := usage[:cut]
+	if len(s) > maxHelpLine {
+		s = s[:strings.LastIndex(s[:maxHelpLine-4], " ")]
+	}
+	if cut < len(usage) {
+		s += " ..."
+	}
+	return s
+}
+
+// shortUsages returns fs's flag usages with each description cut to one
+// line (oneLine).
+func shortUsages(fs *pflag.FlagSet) string {
+	short := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	short.SortFlags = false
+	fs.VisitAll(func(f *pflag.Flag) {
+		g := *f
+		g.Usage = helpLine(fs.Name(), f)
+		short.AddFlag(&g)
+	})
+	return short.FlagUsages()
+}
+
+// shortHelp holds the one-line --help descriptions of flags whose usage is
+// longer than a line, by "command/flag" or, for every command, by flag;
+// the whole usage is in docs/flags.md.
+var shortHelp = map[string]string{
+	"bitstate":         "bitstate hashing in 2^`BITS` bits: fixed memory, partial coverage (0: off)",
+	"chain":            "run a state with a single transition to explore through, without storing it",
+	"collapse":         "exact store with collapse compression: less memory, somewhat slower",
+	"cpuprofile":       "write a CPU profile of the run to `FILE` (go tool pprof)",
+	"dead-locals":      "dead variable reduction: zero locals no path reads again",
+	"gc":               "collector of the active heap: mark-sweep, memoised or none",
+	"granularity":      "transition (local instructions run together) or instruction",
+	"hash-compact":     "store only 64-bit fingerprints: far less memory, a small chance of missing states",
+	"heuristic":        "the estimate for best-first, astar and ida: fsm, hamming, active or deadlock",
+	"max-errors":       "with --continue, list at most this many distinct errors",
+	"max-heap-slots":   "the most fields and array elements a state may hold (more: verdict limit)",
+	"max-states":       "stop with verdict limit after storing this many states (0: no limit)",
+	"max-threads":      "the most threads a state may hold (more: verdict limit)",
+	"memory-limit":     "stop with verdict limit above this `SIZE` (e.g. 4GiB; auto: 3/4 of memory; 0: none)",
+	"por":              "partial-order reduction: none, escape, ample, dpor or all",
+	"proviso":          "cycle proviso of the reduction: auto, stack, duplicate or static",
+	"random-order":     "depth-first: shuffle each state's transitions with this `SEED` (0: thread order)",
+	"search":           "search order: dfs, bfs, best-first, astar or ida",
+	"sii":              "with dpor: summaries of explored states at revisits (false: static analysis)",
+	"sleep":            "sleep sets: do not explore transitions already explored from an earlier state",
+	"symmetry":         "thread symmetry reduction: threads sorted into a canonical order",
+	"trail":            "write the counterexample to this trail `FILE` (for mcvm replay)",
+	"uncaught":         "an exception no handler takes: report (a violation) or ignore (the thread ends)",
+	"continue":         "explore everything; list each distinct error instead of stopping at the first",
+	"verify/por":       "partial-order reduction the script records: none, escape, ample or all",
+	"certify/por":      "partial-order reduction the script was written with: none, escape, ample or all",
+	"certify/gc":       "collector of the active heap: mark-sweep, memoised or none",
+	"certify/fp-out":   "with --task: write the task's FP map to `FILE` (default: the task file + .fp)",
+	"certify/tasks":    "partition the script into `K` tasks and certify them in parallel (0: sequentially)",
+	"certify/trustful": "the script is trustful (verify --trustful-script): state properties only",
+	"certify/forget":   "drop FP entries after their last use and report the peak held",
+	"properties":       "link this .mcasm `FILE` of property methods into the program (repeatable)",
+	"improve/por":      "partial-order reduction for the search (as check's, without dpor)",
+	"equivalent":       "look for any state with the same violation and every thread at the same place",
+	"violation":        "look for any state with the same violation (kind and instruction)",
+	"reorder":          "do not search: drop the transitions the error does not need",
+	"bench/por":        "reduction modes to run each model with, comma separated (one row each)",
+	"bench/gc":         "per model run: the collector of the active heap",
+	"set":              "override a parameter of every model that has it: `NAME=VALUE` (repeatable)",
+	"large":            "run each model at its LARGE configuration",
+	"seed":             "random schedule and choices from this seed (default: round-robin, choices 0)",
+	"run/trail":        "on a violation, write its schedule to this trail `FILE`",
+}
+
+// helpLine returns the one-line description --help gives flag f of
+// command cmd.
+func helpLine(cmd string, f *pflag.Flag) string {
+	if s, ok := shortHelp[cmd+"/"+f.Name]; ok {
+		return s
+	}
+	if s, ok := shortHelp[f.Name]; ok && len(f.Usage) > maxHelpLine {
+		return s
+	}
+	return oneLine(f.Usage)
+}

@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestUsage_suggestions: a mistyped command or flag gets a "did you
@@ -61,7 +66,7 @@ func TestUsage_jsonErrors(t *testing.T) {
 func TestUsage_scriptFlags(t *testing.T) {
 	for _, cmd := range []string{"verify", "certify"} {
 		_, out, _ := runMain(cmd, "--help")
-		_, out, _ = strings.Cut(out, "\nFlags:")
+		_, out, _ = strings.Cut(out, "\nFlags")
 		for _, f := range []string{"--search ", "--heuristic ", "--target "} {
 			if strings.Contains(out, f) {
 				t.Errorf("mcvm %s --help lists %s", cmd, f)
@@ -73,5 +78,64 @@ func TestUsage_scriptFlags(t *testing.T) {
 	}
 	if _, out, _ := runMain("check", "--help"); !strings.Contains(out, "--search ") {
 		t.Error("mcvm check --help does not list --search")
+	}
+}
+
+// TestUsage_flagsDoc checks docs/flags.md, the whole description of every
+// command's flags, against the flags (go test ./cmd/mcvm -run
+// TestUsage_flagsDoc -update rewrites it), and that --help gives each
+// flag one line.
+func TestUsage_flagsDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Flags\n\n`mcvm COMMAND --help` gives each flag one line; this page, generated from\nthe same text (`go test ./cmd/mcvm -run TestUsage_flagsDoc -update`), the\nwhole of it.\n")
+	for _, c := range commands {
+		if c.name == "help" {
+			continue
+		}
+		var sets []*pflag.FlagSet
+		helpSink = func(fs *pflag.FlagSet) { sets = append(sets, fs) }
+		runMain(c.name, "--help")
+		helpSink = nil
+		if len(sets) != 1 {
+			t.Fatalf("mcvm %s --help: %d flag sets", c.name, len(sets))
+		}
+		fmt.Fprintf(&b, "\n## mcvm %s\n\n", c.name)
+		n := 0
+		sets[0].VisitAll(func(f *pflag.Flag) {
+			if f.Hidden {
+				return
+			}
+			n++
+			name, usage := pflag.UnquoteUsage(f)
+			flag := "--" + f.Name
+			if f.Shorthand != "" {
+				flag = "-" + f.Shorthand + ", " + flag
+			}
+			if name != "" {
+				flag += " " + name
+			}
+			def := ""
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+				def = fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+			fmt.Fprintf(&b, "- `%s`%s: %s\n", flag, def, usage)
+			if line := helpLine(c.name, f); len(line) > maxHelpLine {
+				t.Errorf("mcvm %s --help: --%s takes %d characters, more than %d: %q", c.name, f.Name, len(line), maxHelpLine, line)
+			}
+		})
+		if n == 0 {
+			b.WriteString("No flags.\n")
+		}
+	}
+	golden := filepath.Join("..", "..", "docs", "flags.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil || string(want) != b.String() {
+		t.Errorf("docs/flags.md is out of date (%v): go test ./cmd/mcvm -run TestUsage_flagsDoc -update", err)
 	}
 }
