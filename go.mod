@@ -7,3 +7,5 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/pflag v1.0.10
 )
+
+require gonum.org/v1/gonum v0.17.0

@@ -11,6 +11,7 @@
 //	mcvm partition --tasks K --script FILE -o DIR  split a script into tasks
 //	mcvm merge-fp FILE...            merge the FP maps of certified tasks
 //	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
+//	mcvm graph [flags] MODEL         the state graph (or counterexample) as DOT
 //	mcvm bench [flags]               run the benchmark suite, compare with JPF
 //	mcvm jpf-report [--json] FILE    parse a Java PathFinder report
 //
@@ -56,6 +57,7 @@ func init() {
 		{"partition", "split a search script into independent certification tasks", runPartition},
 		{"merge-fp", "merge and compare the FP maps of certified tasks", runMergeFP},
 		{"replay", "replay a counterexample trail written by check --trail", runReplay},
+		{"graph", "print a small model's state graph, or its counterexample, in Graphviz DOT", runGraph},
 		{"improve", "shorten a trail's counterexample: A* to the same error state, or drop what the error does not need", runImprove},
 		{"bench", "run the benchmark suite; --compare puts Java PathFinder's figures beside mcvm's", runBench},
 		{"jpf-report", "parse the statistics and errors of a Java PathFinder report", runJPFReport},

@@ -30,6 +30,7 @@ var allowedExternal = []string{
 	"github.com/spf13/pflag",
 	"github.com/dgraph-io/ristretto/v2",
 	"github.com/klauspost/compress",
+	"gonum.org/v1/gonum", // tests only: the DOT parser of cmd/mcvm's graph test
 }
 
 func deps(t *testing.T, pkg string) []string {
