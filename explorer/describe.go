@@ -265,7 +265,8 @@ func Describe(m *vm.Machine, path []vm.Trans, states bool) (*Trace, error) {
 				}
 			}
 		}
-		st.Op = n.op(m, th, t, !begun[t.Thread])
+		st.Peer = -1
+		st.Op = n.op(m, th, t, !begun[t.Thread], &st)
 		begun[t.Thread] = true
 		b.save(&m.S, th)
 		f := m.Step(t)
@@ -319,10 +320,17 @@ func Describe(m *vm.Machine, path []vm.Trans, states bool) (*Trace, error) {
 
 // op describes the shared operation thread t is about to begin its
 // transition with, before it runs (a value read is the one there now).
-func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string {
+func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool, st *Step) string {
 	p := m.Program()
 	s := &m.S
+	// mark records the kind of access and its target in st, if any.
+	mark := func(access, target string, peer int64) {
+		if st != nil {
+			st.Access, st.Target, st.Peer = access, target, int32(peer)
+		}
+	}
 	if t.Status == vm.StatusNotified {
+		mark("acquire", n.obj(t.WaitObj), -1)
 		return "reacquires " + n.obj(t.WaitObj) + " after wait"
 	}
 	if len(t.Frames) == 0 {
@@ -344,6 +352,7 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 			args = append(args, p.LocalName(f.Method, l)+"="+n.value(t.Stack[f.Base+l]))
 		}
 		prefix = "begins " + p.MethodName(f.Method) + "(" + strings.Join(args, ", ") + ")"
+		mark("begin", "", -1)
 		if !in.Op.Is(bytecode.FlagSched) {
 			return prefix
 		}
@@ -357,27 +366,33 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 			break
 		}
 		rr := heap.Ref(r.I)
+		mark("read", n.obj(rr)+"."+p.Fields[in.A].Name, -1)
 		return prefix + n.obj(rr) + "." + p.Fields[in.A].Name + " -> " + n.slotValue(&s.Heap, rr, int(p.Fields[in.A].Slot))
 	case bytecode.OpPutfield:
 		r, v := peek(2), peek(1)
 		if valid(r) {
+			mark("write", n.obj(heap.Ref(r.I))+"."+p.Fields[in.A].Name, -1)
 			return prefix + n.obj(heap.Ref(r.I)) + "." + p.Fields[in.A].Name + " := " + n.value(v)
 		}
 	case bytecode.OpGetstatic:
+		mark("read", p.StaticName(int32(in.A)), -1)
 		return prefix + p.StaticName(int32(in.A)) + " -> " + n.staticValue(s, int(in.A))
 	case bytecode.OpPutstatic:
+		mark("write", p.StaticName(int32(in.A)), -1)
 		return prefix + p.StaticName(int32(in.A)) + " := " + n.value(peek(1))
 	case bytecode.OpArrload:
 		r, i := peek(2), peek(1)
 		if valid(r) {
 			rr := heap.Ref(r.I)
 			if i.I >= 0 && i.I < int64(s.Heap.Obj(rr).Len) {
+				mark("read", n.slotName(&s.Heap, rr, int(i.I)), -1)
 				return prefix + n.slotName(&s.Heap, rr, int(i.I)) + " -> " + n.slotValue(&s.Heap, rr, int(i.I))
 			}
 		}
 	case bytecode.OpArrstore:
 		r, i, v := peek(3), peek(2), peek(1)
 		if valid(r) && i.I >= 0 && i.I < int64(s.Heap.Obj(heap.Ref(r.I)).Len) {
+			mark("write", n.slotName(&s.Heap, heap.Ref(r.I), int(i.I)), -1)
 			return prefix + n.slotName(&s.Heap, heap.Ref(r.I), int(i.I)) + " := " + n.value(v)
 		}
 	case bytecode.OpMonitorenter, bytecode.OpMonitorexit, bytecode.OpWait, bytecode.OpNotify, bytecode.OpNotifyall:
@@ -387,6 +402,8 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 		}
 		o := s.Heap.Obj(heap.Ref(r.I))
 		d := in.Op.String() + " " + n.obj(heap.Ref(r.I))
+		mark(map[bytecode.Opcode]string{bytecode.OpMonitorenter: "acquire", bytecode.OpMonitorexit: "release",
+			bytecode.OpWait: "wait", bytecode.OpNotify: "notify", bytecode.OpNotifyall: "notify"}[in.Op], n.obj(heap.Ref(r.I)), -1)
 		switch {
 		case in.Op == bytecode.OpMonitorenter && o.Owner == t.ID+1:
 			d += fmt.Sprintf(" (again: held %d times)", o.Count+1)
@@ -406,6 +423,7 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 			break
 		}
 		id := s.Heap.Slots(heap.Ref(v.I))[0]
+		mark(in.Op.String(), "thread "+strconv.FormatInt(id, 10), id)
 		if in.Op == bytecode.OpJoin {
 			return prefix + "join thread " + strconv.FormatInt(id, 10) + " (it has ended)"
 		}
@@ -415,8 +433,10 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 		}
 		return d
 	case bytecode.OpChoose:
+		mark("choose", "", -1)
 		return prefix + fmt.Sprintf("choose -> %d (of 0..%d)", tr.Choice, in.A-1)
 	case bytecode.OpChooseb:
+		mark("choose", "", -1)
 		return prefix + fmt.Sprintf("chooseb -> %d", tr.Choice)
 	case bytecode.OpInvokestatic, bytecode.OpInvokevirtual:
 		callee := int32(in.A)
@@ -435,6 +455,7 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 				d += " (synchronized: class " + p.Classes[p.Methods[callee].Class].Name + "'s monitor)"
 			} else if valid(recv) {
 				d += " (synchronized): monitorenter " + n.obj(heap.Ref(recv.I))
+				mark("acquire", n.obj(heap.Ref(recv.I)), -1)
 			}
 		}
 		return prefix + d
@@ -442,8 +463,12 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool) string 
 		d := "return from " + p.MethodName(f.Method)
 		if f.Lock != 0 {
 			d += ": monitorexit " + n.obj(f.Lock)
+			mark("release", n.obj(f.Lock), -1)
 		}
 		if len(t.Frames) == 1 {
+			if f.Lock == 0 {
+				mark("end", "", -1)
+			}
 			d += "; thread " + strconv.Itoa(int(t.ID)) + " ends"
 		}
 		return prefix + d
@@ -541,7 +566,7 @@ func (n *namer) threads(m *vm.Machine, only []int32) []ThreadState {
 			ts.Status = "blocked"
 		}
 		if t.Status == vm.StatusNotified || ts.Status == "blocked" {
-			ts.Next = n.op(m, t, vm.Trans{Thread: t.ID}, false)
+			ts.Next = n.op(m, t, vm.Trans{Thread: t.ID}, false, nil)
 		}
 		var roots []heap.Ref
 		for fi := len(t.Frames) - 1; fi >= 0; fi-- {

@@ -51,6 +51,7 @@ type searchFlags struct {
 	progress   *bool
 	noProgress *bool
 	cpuProfile *string
+	htmlReport *string // check --report
 	out        outputFlags
 	// porMode and proviso are what --por and --proviso chose (verify's
 	// and certify's --por, with the stack proviso), for the report.
@@ -155,6 +156,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
 	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
+	sf.htmlReport = fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -269,7 +271,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	gran := m.Options().Granularity
 	if res.Fault != nil {
 		var err error
-		trace, err = explorer.Describe(m, res.Path, false)
+		trace, err = explorer.Describe(m, res.Path, sf.htmlReport != nil && *sf.htmlReport != "")
 		if err != nil {
 			return fail(stderr, cmd, fmt.Errorf("internal error: counterexample does not replay: %w", err))
 		}
@@ -319,6 +321,15 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	if d, ok := opts.Dynamic.(*por.Dynamic); ok && d.SII {
 		st := d.SIIStats()
 		rep.SII = &st
+	}
+	if sf.htmlReport != nil && *sf.htmlReport != "" {
+		var states [][]explorer.ThreadState
+		if trace != nil {
+			states = trace.States
+		}
+		if err := writeReportFile(*sf.htmlReport, rep, states); err != nil {
+			return fail(stderr, cmd, err)
+		}
 	}
 	switch {
 	case *sf.jsonOut:
@@ -882,6 +893,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print one JSON object with the verdict and trace")
 	var of outputFlags
 	of.register(fs, false)
+	htmlReport := fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code
 	}
@@ -890,7 +902,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "replay", err)
 	}
 	start := time.Now()
-	trace, err := explorer.Describe(m, tr.Path, false)
+	trace, err := explorer.Describe(m, tr.Path, *htmlReport != "")
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}
@@ -909,6 +921,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	rep := newReport(fs.Arg(1), p, tr.Granularity, explorer.DFS, res, trace, threadEnds(m))
 	if tr.Verdict != "" && tr.Verdict != rep.Verdict {
 		rep.TrailVerdict = tr.Verdict
+	}
+	rep.command = "replay"
+	if *htmlReport != "" {
+		if err := writeReportFile(*htmlReport, rep, trace.States); err != nil {
+			return fail(stderr, "replay", err)
+		}
 	}
 	switch {
 	case *jsonOut:

@@ -71,6 +71,9 @@ type traceStep struct {
 	Line    int32             `json:"line,omitempty"`
 	Source  string            `json:"source,omitempty"`
 	Woke    []int32           `json:"woke,omitempty"`
+	Access  string            `json:"access,omitempty"`
+	Target  string            `json:"target,omitempty"`
+	Peer    int32             `json:"-"`
 	Changes []explorer.Change `json:"changes"`
 }
 
@@ -101,7 +104,8 @@ func toTrace(tr *explorer.Trace) []traceStep {
 	out := make([]traceStep, 0, len(tr.Steps))
 	for i, s := range tr.Steps {
 		ts := traceStep{Step: i + 1, Thread: s.Thread, Method: s.Method, PC: s.PC, Instr: s.Instr, Pos: s.Pos,
-			Op: s.Op, File: s.File, Line: s.Line, Woke: s.Woke, Changes: s.Changes}
+			Op: s.Op, File: s.File, Line: s.Line, Woke: s.Woke, Changes: s.Changes,
+			Access: s.Access, Target: s.Target, Peer: s.Peer}
 		if s.Choice >= 0 {
 			c := s.Choice
 			ts.Choice = &c
