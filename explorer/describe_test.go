@@ -57,3 +57,36 @@ func TestDescribe_matchesReplay(t *testing.T) {
 		t.Error("no counterexample described")
 	}
 }
+
+// TestSearch_keepViolations: with --continue, each distinct violation is
+// kept once, with a path as short as any the search found to it (checked
+// against every error path the search reports, by replaying those), and
+// the counts of the search do not change.
+func TestSearch_keepViolations(t *testing.T) {
+	for _, md := range smallModels(t) {
+		for _, order := range []explorer.Order{explorer.DFS, explorer.BFS} {
+			m, err := vm.New(md.prog, vm.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := explorer.Search(m, explorer.Options{Order: order, Continue: true, MaxStates: 20000})
+			kept := explorer.Search(m, explorer.Options{Order: order, Continue: true, MaxStates: 20000, KeepViolations: 1000})
+			if plain.Stats.States != kept.Stats.States || plain.Stats.Transitions != kept.Stats.Transitions || plain.Stats.Errors != kept.Stats.Errors {
+				t.Errorf("%s %v: keeping violations changed the search: %d/%d/%d states/transitions/errors, want %d/%d/%d", md.path, order,
+					kept.Stats.States, kept.Stats.Transitions, kept.Stats.Errors, plain.Stats.States, plain.Stats.Transitions, plain.Stats.Errors)
+			}
+			if (kept.Stats.Errors > 0) != (len(kept.Violations) > 0) || int64(len(kept.Violations)) > kept.Stats.Errors {
+				t.Errorf("%s %v: %d errors, %d violations kept", md.path, order, kept.Stats.Errors, len(kept.Violations))
+			}
+			for _, v := range kept.Violations {
+				_, f, err := explorer.Replay(m, v.Path)
+				if err != nil || f == nil || f.Kind != v.Fault.Kind {
+					t.Errorf("%s %v: a kept %v does not replay to it: %v, %v", md.path, order, v.Fault.Kind, f, err)
+				}
+			}
+			if order == explorer.BFS && plain.Fault != nil && len(kept.Violations) > 0 && len(kept.Violations[0].Path) > len(plain.Path) {
+				t.Errorf("%s: breadth-first, the first violation kept has %d steps, the first found %d", md.path, len(kept.Violations[0].Path), len(plain.Path))
+			}
+		}
+	}
+}

@@ -367,6 +367,9 @@ func (s *search) keepViolation(f *vm.Fault, id int32, last *vm.Trans) {
 	if !seen && len(s.viol) >= s.opts.KeepViolations {
 		return
 	}
+	if seen && s.pathLen(id, last) >= len(s.viol[i].Path) {
+		return // (the common case, without building the path)
+	}
 	path := s.pathTo(id, last)
 	switch {
 	case !seen:
@@ -378,6 +381,22 @@ func (s *search) keepViolation(f *vm.Fault, id int32, last *vm.Trans) {
 	case len(path) < len(s.viol[i].Path):
 		s.viol[i] = Violation{Fault: *f, Path: path}
 	}
+}
+
+// pathLen is len(s.pathTo(id, last)), without building the path where
+// the search can tell it at once.
+func (s *search) pathLen(id int32, last *vm.Trans) int {
+	n := 0
+	if last != nil {
+		n = 1
+	}
+	switch {
+	case s.opts.Order == DFS && len(s.stack) > 0:
+		return len(s.stack) + len(s.chain) - int(s.stack[0].cs)
+	case (s.opts.Order == BFS || s.opts.Order == BestFirst || s.opts.Order == AStar) && id >= 0 && int(id) < len(s.depth):
+		return int(s.depth[id]) + n
+	}
+	return len(s.pathTo(id, last))
 }
 
 // violationKey names the kind and place of fault f: the instruction of a
