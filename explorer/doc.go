@@ -22,7 +22,9 @@
 // certifier), stackset.go (the states on the stack, shared with the
 // certifier), listener.go, tuning.go, visited.go (what a search needs of
 // a store), store.go, collapse.go, compact.go and bitstate.go (the four
-// stores), trace.go (Replay, trails, counterexamples under symmetry), and
+// stores), trace.go (Replay, trails, counterexamples under symmetry),
+// describe.go (Describe: what each step of a counterexample did, for
+// people, computed by replaying it after the search), and
 // pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
