@@ -68,7 +68,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.heuristic = fs.String("heuristic", "", "for best-first, astar and ida, the estimate of a state's distance to an error: "+heuristicNames(true))
 	f.target = fs.String("target", "", "the last state of this trail `FILE` (its error state) is the heuristic's target")
 	f.cont = fs.Bool("continue", false, "explore the whole state space and list each distinct error instead of stopping at the first")
-	f.maxErrors = fs.Int("max-errors", 10, "with --continue, list at most this many distinct errors (each with the shortest trace found)")
+	f.maxErrors = fs.Int("max-errors", 10, "with --continue, list at most this many distinct errors (each with the shortest trace found; 1: the first error's trace only, as without --continue)")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
@@ -285,6 +285,9 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	rep := newReport(model, p, gran, opts.Order, res, trace, ends)
 	rep.stats, rep.values = sf.out.stats(), sf.out.values()
 	for _, v := range res.Violations {
+		if *sf.maxErrors < 2 {
+			break // the first error's report only, as without --continue
+		}
 		tr, err := explorer.Describe(m, v.Path, false)
 		if err != nil {
 			return fail(stderr, cmd, fmt.Errorf("internal error: counterexample does not replay: %w", err))

@@ -113,18 +113,29 @@ func TestTrace_json(t *testing.T) {
 	writeJSON(&b, part)
 	golden(t, "handoff.json", b.String())
 
-	code, out, _ = runMain("check", "--json", "--continue", "--max-errors", "1", "testdata/trace/twoerrors.mcasm")
-	if code != exitViolation {
-		t.Fatalf("check --json --continue: exit %d", code)
-	}
-	var cont struct {
-		Errors     int64       `json:"errors"`
-		Violations []violation `json:"violations"`
-	}
-	if err := json.Unmarshal([]byte(out), &cont); err != nil {
-		t.Fatal(err)
-	}
-	if cont.Errors < 2 || len(cont.Violations) != 1 || len(cont.Violations[0].Trace) == 0 {
-		t.Errorf("--continue --max-errors 1: %d errors, %d violations listed, want several errors and one listed with its trace", cont.Errors, len(cont.Violations))
+	for _, tc := range []struct {
+		max    string
+		listed int
+	}{{"1", 0}, {"2", 2}, {"10", 2}} {
+		code, out, _ = runMain("check", "--json", "--continue", "--max-errors", tc.max, "testdata/trace/twoerrors.mcasm")
+		if code != exitViolation {
+			t.Fatalf("check --json --continue: exit %d", code)
+		}
+		var cont struct {
+			Errors     int64       `json:"errors"`
+			Trace      []traceStep `json:"trace"`
+			Violations []violation `json:"violations"`
+		}
+		if err := json.Unmarshal([]byte(out), &cont); err != nil {
+			t.Fatal(err)
+		}
+		if cont.Errors < 2 || len(cont.Violations) != tc.listed || len(cont.Trace) == 0 {
+			t.Errorf("--continue --max-errors %s: %d errors, %d violations listed, want several errors and %d listed", tc.max, cont.Errors, len(cont.Violations), tc.listed)
+		}
+		for _, v := range cont.Violations {
+			if len(v.Trace) == 0 || v.Kind != "assertion" {
+				t.Errorf("--continue --max-errors %s: violation %q of kind %q with %d steps", tc.max, v.Message, v.Kind, len(v.Trace))
+			}
+		}
 	}
 }
