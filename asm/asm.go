@@ -830,6 +830,12 @@ func (a *assembler) closeMethod() {
 	}
 	pm := &a.p.Methods[m.idx]
 	pm.Locals = m.nlocals
+	if len(m.locals) > 0 {
+		pm.LocalNames = make([]string, m.nlocals)
+		for name, slot := range m.locals {
+			pm.LocalNames[slot] = name
+		}
+	}
 	pm.Code = m.code
 	pm.Lines = m.lines
 	pm.Handlers = handlers

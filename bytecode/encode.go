@@ -6,8 +6,8 @@
 //
 //	file     = magic version body [checksum]
 //	magic    = "MCVM\x00BC\r\n"            (10 bytes)
-//	version  = uvarint                      (4; Decode also reads 1 and 2: see below)
-//	body     = files classes fields statics methods strings entry invariants
+//	version  = uvarint                      (5; Decode also reads 1, 2 and 4: see below)
+//	body     = files classes fields statics methods strings entry invariants [debug]
 //	files    = count { string }
 //	classes  = count { name:string super:svarint nfields { field:uvarint } pos }
 //	fields   = count { class:uvarint name:string kind:byte pos }
@@ -21,10 +21,13 @@
 //	strings  = count { string }
 //	entry    = svarint
 //	invariants = count { uvarint }
+//	debug    = count { method:uvarint nlocals { name:string } }   (version 5 only)
 //	pos      = file:uvarint line:uvarint col:uvarint
-//	checksum = u64le: CRC-64 (ECMA) of every byte before it   (version 4 only)
+//	checksum = u64le: CRC-64 (ECMA) of every byte before it   (versions 4 and 5)
 //
-// Encode writes version 4: version 2's body and a checksum over the whole
+// Encode writes version 5: version 4 with debug information, the source
+// names of each method's locals (Method.LocalNames, for traces), listed
+// for the methods that name any. Version 4 is version 2's body and a checksum over the whole
 // file, checked before anything is parsed. A CRC detects every error of
 // up to 64 consecutive bits, so every flipped bit of a version-4 file is
 // an error, and the version is 4, not 3, because no single flipped bit
@@ -57,9 +60,9 @@ import (
 // Magic starts every .mcb file.
 const Magic = "MCVM\x00BC\r\n"
 
-// FormatVersion is the version of the .mcb format Encode writes, the only
-// one with a checksum; Decode reads it and versions 1 and 2.
-const FormatVersion = 4
+// FormatVersion is the version of the .mcb format Encode writes; Decode
+// reads it and versions 1, 2 and 4.
+const FormatVersion = 5
 
 // checksumLen is the size of a version-4 file's checksum.
 const checksumLen = 8
@@ -174,6 +177,22 @@ func encode(p *Program, ver uint64) []byte {
 	for _, inv := range p.Invariants {
 		w.u(uint64(inv))
 	}
+	if ver >= 5 {
+		var named []int
+		for i := range p.Methods {
+			if len(p.Methods[i].LocalNames) > 0 {
+				named = append(named, i)
+			}
+		}
+		w.u(uint64(len(named)))
+		for _, i := range named {
+			w.u(uint64(i))
+			w.u(uint64(len(p.Methods[i].LocalNames)))
+			for _, n := range p.Methods[i].LocalNames {
+				w.str(n)
+			}
+		}
+	}
 	if ver >= 4 {
 		w.b = binary.LittleEndian.AppendUint64(w.b, crc64.Checksum(w.b, crcTable()))
 	}
@@ -200,6 +219,7 @@ func Digest(p *Program) uint64 {
 	q.Methods = append([]Method(nil), p.Methods...)
 	for i := range q.Methods {
 		q.Methods[i].Lines = nil
+		q.Methods[i].LocalNames = nil
 		q.Methods[i].Pos = Pos{}
 	}
 	return xxhash.Sum64(encode(&q, bodyVersion(&q)))
@@ -231,7 +251,7 @@ func Decode(b []byte) (*Program, error) {
 	}
 	switch ver {
 	case 1, 2:
-	case 4:
+	case 4, 5:
 		if len(b)-r.off < checksumLen {
 			return nil, fmt.Errorf("%w: truncated file (no room for its checksum)", ErrFormat)
 		}
@@ -241,7 +261,7 @@ func Decode(b []byte) (*Program, error) {
 		}
 		r.b = b[:body]
 	default:
-		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2 and %d", ErrFormat, ver, FormatVersion)
+		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2, 4 and %d", ErrFormat, ver, FormatVersion)
 	}
 	p := &Program{}
 	p.Files = make([]string, r.count(1))
@@ -317,6 +337,25 @@ func Decode(b []byte) (*Program, error) {
 		p.Invariants = make([]int32, n)
 		for i := range p.Invariants {
 			p.Invariants[i] = r.idx()
+		}
+	}
+	if ver >= 5 {
+		n := r.count(2)
+		for k := 0; k < n && r.err == nil; k++ {
+			mi := r.idx()
+			names := make([]string, r.count(1))
+			for j := range names {
+				names[j] = r.str()
+			}
+			switch {
+			case r.err != nil:
+			case int(mi) >= len(p.Methods):
+				r.fail(fmt.Sprintf("local names of method %d of %d", mi, len(p.Methods)))
+			case len(names) != int(p.Methods[mi].Locals) || p.Methods[mi].LocalNames != nil:
+				r.fail(fmt.Sprintf("method %d: %d local names for %d locals, or named twice", mi, len(names), p.Methods[mi].Locals))
+			default:
+				p.Methods[mi].LocalNames = names
+			}
 		}
 	}
 	if r.err != nil {

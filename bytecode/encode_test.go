@@ -3,6 +3,7 @@ package bytecode
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -116,7 +117,7 @@ func TestDecode_bad(t *testing.T) {
 	}{
 		{"empty", nil, ErrFormat, "bad magic"},
 		{"magic", append([]byte("MCVM\x00XX\r\n"), good[len(Magic):]...), ErrFormat, "bad magic"},
-		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2 and 4"},
+		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2, 4 and 5"},
 		{"v1 finally", encode(sehProgram(), 1), ErrFormat, "finally handler in a version-1 file"},
 		{"trailing", append(append([]byte(nil), good...), 0), ErrFormat, "checksum mismatch"},
 		{"v2 trailing", append(encode(testProgram(), 2), 0), ErrFormat, "trailing"},
@@ -249,5 +250,46 @@ func TestDecode_everyBitFlip(t *testing.T) {
 		if _, err := Decode(b); err != nil {
 			t.Fatalf("%s: Decode after the flips = %v", name, err)
 		}
+	}
+}
+
+// TestEncode_localNames: the local names of the debug information survive
+// a round trip and do not change the Digest; a name list that does not fit
+// its method is an error, not a panic.
+func TestEncode_localNames(t *testing.T) {
+	p := testProgram()
+	if err := Verify(p); err != nil {
+		t.Fatal(err)
+	}
+	before := Digest(p)
+	m := &p.Methods[0]
+	m.LocalNames = make([]string, m.Locals)
+	for i := range m.LocalNames {
+		m.LocalNames[i] = fmt.Sprintf("v%d", i)
+	}
+	if len(m.LocalNames) > 0 {
+		m.LocalNames[0] = ""
+	}
+	if got := Digest(p); got != before {
+		t.Errorf("Digest with local names = %016x, want %016x", got, before)
+	}
+	q, err := Decode(Encode(p))
+	if err != nil {
+		t.Fatalf("Decode(Encode(p)) = %v", err)
+	}
+	if got, want := q.Methods[0].LocalNames, m.LocalNames; !slices.Equal(got, want) {
+		t.Errorf("LocalNames after a round trip = %q, want %q", got, want)
+	}
+	if m.Locals > 1 {
+		if got, want := q.LocalName(0, 1), "v1"; got != want {
+			t.Errorf("LocalName(0, 1) = %q, want %q", got, want)
+		}
+	}
+	if got, want := q.LocalName(0, 0), "local 0"; got != want {
+		t.Errorf("LocalName(0, 0) = %q, want %q", got, want)
+	}
+	m.LocalNames = append(m.LocalNames, "extra")
+	if _, err := Decode(Encode(p)); !errors.Is(err, ErrFormat) {
+		t.Errorf("Decode of a method with a local name too many = %v, want ErrFormat", err)
 	}
 }

@@ -133,8 +133,12 @@ type Method struct {
 	MaxStack int32 // computed by Verify
 	Code     []Instr
 	Lines    []Pos // one per instruction, or empty
-	Handlers []Handler
-	Pos      Pos
+	// LocalNames are the source names of the local slots, debug
+	// information for traces: empty, or one per slot ("" for a slot
+	// declared by count). Not part of the program's Digest.
+	LocalNames []string
+	Handlers   []Handler
+	Pos        Pos
 }
 
 // Static reports whether m is a static method.
@@ -276,6 +280,17 @@ func (p *Program) InstrPos(m int32, pc int32) Pos {
 		return Pos{}
 	}
 	return l[pc]
+}
+
+// LocalName returns the source name of local slot l of method m, or
+// "local N" when the source did not name it.
+func (p *Program) LocalName(m, l int32) string {
+	if m >= 0 && int(m) < len(p.Methods) {
+		if n := p.Methods[m].LocalNames; l >= 0 && int(l) < len(n) && n[l] != "" {
+			return n[l]
+		}
+	}
+	return fmt.Sprintf("local %d", l)
 }
 
 // FindMethod returns the index of the method named name declared in class c

@@ -81,6 +81,10 @@ func VerdictOf(k vm.FaultKind) Verdict {
 type Options struct {
 	Order    Order
 	Continue bool // explore everything and count errors instead of stopping at the first
+	// KeepViolations, with Continue, keeps up to this many distinct
+	// violations (Result.Violations): kind and place, each with the
+	// shortest path found to it. Zero keeps none; it costs nothing then.
+	KeepViolations int
 	// MaxStates, MaxDepth and TimeLimit end the search with VerdictLimit
 	// when reached; zero means no limit.
 	MaxStates int
@@ -276,4 +280,14 @@ type Result struct {
 	// and Path then say where, unless an error found before is the
 	// verdict.
 	Limit string
+	// Violations are the distinct violations Options.KeepViolations
+	// asked for, in the order found.
+	Violations []Violation
+}
+
+// Violation is one distinct violation: its fault and the shortest path
+// to it the search found.
+type Violation struct {
+	Fault vm.Fault
+	Path  []vm.Trans
 }

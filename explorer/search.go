@@ -3,11 +3,13 @@
 package explorer
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"time"
 
 	"mcvm/vm"
@@ -114,7 +116,12 @@ func (s *search) result() *Result {
 	if s.opts.Symmetry && s.fault != nil {
 		s.path = concretePath(s.m, s.path, s.fault)
 	}
-	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit}
+	if s.opts.Symmetry {
+		for i := range s.viol {
+			s.viol[i].Path = concretePath(s.m, s.viol[i].Path, &s.viol[i].Fault)
+		}
+	}
+	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit, Violations: s.viol}
 	switch {
 	case s.fault != nil:
 		r.Verdict = VerdictOf(s.fault.Kind)
@@ -176,6 +183,10 @@ type search struct {
 	path  []vm.Trans
 	limit string
 	stop  bool
+	// viol and violKey hold Options.KeepViolations' violations and
+	// their keys (violationKey).
+	viol    []Violation
+	violKey map[string]int
 
 	nextProgress time.Time
 	checks       int
@@ -328,6 +339,9 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 			l.ErrorFound(f, fp)
 		}
 	}
+	if s.opts.KeepViolations > 0 && s.opts.Continue {
+		s.keepViolation(f, id, last)
+	}
 	if s.opts.Order == AStar {
 		// A* keeps the shortest path to an error: it stops once no
 		// state in the frontier can lead to a shorter one (expandAll).
@@ -342,6 +356,63 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 	if !s.opts.Continue {
 		s.stop = true
 	}
+}
+
+// keepViolation keeps error f, found at the end of the path to state id
+// (then transition last), if it is a violation not seen before or a
+// shorter path to one seen.
+func (s *search) keepViolation(f *vm.Fault, id int32, last *vm.Trans) {
+	key := s.violationKey(f)
+	i, seen := s.violKey[key]
+	if !seen && len(s.viol) >= s.opts.KeepViolations {
+		return
+	}
+	if seen && s.pathLen(id, last) >= len(s.viol[i].Path) {
+		return // (the common case, without building the path)
+	}
+	path := s.pathTo(id, last)
+	switch {
+	case !seen:
+		if s.violKey == nil {
+			s.violKey = map[string]int{}
+		}
+		s.violKey[key] = len(s.viol)
+		s.viol = append(s.viol, Violation{Fault: *f, Path: path})
+	case len(path) < len(s.viol[i].Path):
+		s.viol[i] = Violation{Fault: *f, Path: path}
+	}
+}
+
+// pathLen is len(s.pathTo(id, last)), without building the path where
+// the search can tell it at once.
+func (s *search) pathLen(id int32, last *vm.Trans) int {
+	n := 0
+	if last != nil {
+		n = 1
+	}
+	switch {
+	case s.opts.Order == DFS && len(s.stack) > 0:
+		return len(s.stack) + len(s.chain) - int(s.stack[0].cs)
+	case (s.opts.Order == BFS || s.opts.Order == BestFirst || s.opts.Order == AStar) && id >= 0 && int(id) < len(s.depth):
+		return int(s.depth[id]) + n
+	}
+	return len(s.pathTo(id, last))
+}
+
+// violationKey names the kind and place of fault f: the instruction of a
+// transition's fault, the invariant of a violation, and for a deadlock
+// where each thread of the current state is.
+func (s *search) violationKey(f *vm.Fault) string {
+	if f.Kind != vm.FaultDeadlock {
+		return fmt.Sprintf("%d %t %d %d %s", f.Kind, f.Thread < 0, f.Method, f.PC, f.Msg)
+	}
+	var b strings.Builder
+	b.WriteString("deadlock")
+	for t := range s.m.NumThreads() {
+		meth, pc := s.m.Where(int32(t))
+		fmt.Fprintf(&b, " %d:%d:%d", s.m.ThreadStatus(int32(t)), meth, pc)
+	}
+	return b.String()
 }
 
 // check evaluates the properties of new state id and appends its enabled

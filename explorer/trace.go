@@ -40,6 +40,16 @@ type Step struct {
 	Choice  int32  // the value taken at a choice point, or -1
 	Choices int32  // how many values the choice point had (1 when none)
 	Resume  bool   // a notified thread reacquiring its monitor after wait
+
+	// Set by Describe only:
+	File    string   // the source file of Pos ("" when unknown)
+	Line    int32    // the source line of Pos (0 when unknown)
+	Op      string   // the shared operation and what it did: "Fork#2.owner := 3", "monitorenter Fork#2"
+	Woke    []int32  // the threads a notify or notifyall woke
+	Access  string   // what the shared operation is: read, write, acquire, release, wait, notify, start, join, choose, begin, end ("": other)
+	Target  string   // what it touched: "Fork#2", "Box#1.value", "Main.count", "int[]#1[3]", "thread 3"
+	Peer    int32    // the thread a start or join names (-1: none)
+	Changes []Change // the locals, statics, fields and elements the step changed, and objects it made
 }
 
 // ErrReplay is wrapped by errors of Replay: the path does not fit the program.

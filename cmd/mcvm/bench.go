@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -58,6 +59,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	symmetry := fs.Bool("symmetry", false, "per model run: thread symmetry reduction, for the models that never read a thread's id (as for check; the others run without it)")
 	dead := fs.Bool("dead-locals", false, "per model run: dead variable reduction (as for check)")
 	gcName := fs.String("gc", "mark-sweep", "per model run: the garbage collector of the active heap, mark-sweep, memoised or none (as for check; dpor modes never collect)")
+	plotFile := fs.String("plot", "", "draw the suite against JPF's published figures (states, time; log scales) to this SVG `FILE` (implies --compare)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
@@ -135,6 +137,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		logs[name] = r
 		*compare = true
 	}
+	if *plotFile != "" {
+		*compare = true
+	}
 	var pub *bench.Published
 	if *compare {
 		data, err := readInput(*published)
@@ -190,9 +195,26 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	} else {
 		bench.WriteTables(stdout, *format == "markdown", *compare, rows)
 	}
+	if *plotFile != "" {
+		if err := writePlotFile(*plotFile, rows); err != nil {
+			return fail(stderr, "bench", err)
+		}
+	}
 	if it.interrupted() {
 		fmt.Fprintf(stderr, "mcvm bench: interrupted after %d of %d runs\n", len(rows), len(suite)*len(*porModes))
 		return exitLimit
 	}
 	return exitOK
+}
+
+// writePlotFile writes bench --plot's SVG to path.
+func writePlotFile(path string, rows []bench.Row) error {
+	var b bytes.Buffer
+	if err := bench.WritePlot(&b, rows); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
 }

@@ -40,6 +40,7 @@ type searchFlags struct {
 	heuristic  *string
 	target     *string
 	cont       *bool
+	maxErrors  *int
 	shuffle    *uint64
 	maxStates  *int
 	maxDepth   *int
@@ -50,6 +51,8 @@ type searchFlags struct {
 	progress   *bool
 	noProgress *bool
 	cpuProfile *string
+	htmlReport *string // check --report
+	out        outputFlags
 	// porMode and proviso are what --por and --proviso chose (verify's
 	// and certify's --por, with the stack proviso), for the report.
 	porMode por.Mode
@@ -64,7 +67,8 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.search = fs.String("search", "dfs", "search order: dfs, bfs, best-first (least estimate first), astar (least path length plus estimate first: with an admissible heuristic, a shortest counterexample) or ida (iterative-deepening A*: stores only its path)")
 	f.heuristic = fs.String("heuristic", "", "for best-first, astar and ida, the estimate of a state's distance to an error: "+heuristicNames(true))
 	f.target = fs.String("target", "", "the last state of this trail `FILE` (its error state) is the heuristic's target")
-	f.cont = fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
+	f.cont = fs.Bool("continue", false, "explore the whole state space and list each distinct error instead of stopping at the first")
+	f.maxErrors = fs.Int("max-errors", 10, "with --continue, list at most this many distinct errors (each with the shortest trace found; 1: the first error's trace only, as without --continue)")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
@@ -75,6 +79,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.progress = fs.Bool("progress", false, "print progress lines to stderr even when it is not a terminal")
 	f.noProgress = fs.Bool("no-progress", false, "never print progress lines")
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof; cmd/mcvm/default.pgo is made of such profiles)")
+	f.out.register(fs, true)
 }
 
 // profile starts the CPU profile --cpuprofile asks for; the caller runs
@@ -99,7 +104,7 @@ func (f *searchFlags) profile() (stop func(), err error) {
 
 // options returns the explorer options the flags ask for.
 func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
-	opts := explorer.Options{Continue: *f.cont, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
+	opts := explorer.Options{Continue: *f.cont, KeepViolations: *f.maxErrors, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
 	var ok bool
 	if opts.Order, ok = explorer.ParseOrder(*f.search); !ok {
 		return opts, fmt.Errorf("--search: want dfs, bfs, best-first, astar or ida, got %q", *f.search)
@@ -112,6 +117,9 @@ func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 		return opts, fmt.Errorf("--heuristic is for --search best-first, astar or ida")
 	case *f.target != "" && *f.heuristic == "":
 		return opts, fmt.Errorf("--target is the target of a --heuristic")
+	}
+	if *f.maxErrors < 1 {
+		return opts, fmt.Errorf("--max-errors: want at least 1, got %d", *f.maxErrors)
 	}
 	if *f.maxStates < 0 || *f.maxDepth < 0 || *f.timeLimit < 0 {
 		return opts, fmt.Errorf("limits must not be negative")
@@ -150,6 +158,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
 	workers := fs.Int("workers", 1, "explore with `N` goroutines sharing one visited set (parallel breadth-first search by levels; with a reduction, the static proviso)")
 	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
+	sf.htmlReport = fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -312,12 +321,12 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		// search's (with --json on philo N = 8 they did, by 1.3 MiB).
 		debug.FreeOSMemory()
 	}
-	var steps []explorer.Step
+	var trace *explorer.Trace
 	var ends []threadEnd
 	gran := m.Options().Granularity
 	if res.Fault != nil {
 		var err error
-		steps, _, err = explorer.Replay(m, res.Path)
+		trace, err = explorer.Describe(m, res.Path, sf.htmlReport != nil && *sf.htmlReport != "")
 		if err != nil {
 			return fail(stderr, cmd, fmt.Errorf("internal error: counterexample does not replay: %w", err))
 		}
@@ -328,7 +337,20 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 			}
 		}
 	}
-	rep := newReport(model, p, gran, opts.Order, res, steps, ends)
+	rep := newReport(model, p, gran, opts.Order, res, trace, ends)
+	rep.stats, rep.values = sf.out.stats(), sf.out.values()
+	for _, v := range res.Violations {
+		if *sf.maxErrors < 2 {
+			break // the first error's report only, as without --continue
+		}
+		tr, err := explorer.Describe(m, v.Path, false)
+		if err != nil {
+			return fail(stderr, cmd, fmt.Errorf("internal error: counterexample does not replay: %w", err))
+		}
+		f := v.Fault
+		rep.Violations = append(rep.Violations, violation{Kind: explorer.VerdictOf(f.Kind).String(), Message: faultMessage(p, &f),
+			Trace: toTrace(tr), Threads: threadEnds(m)})
+	}
 	if o := opts.Order; o == explorer.BestFirst || o == explorer.AStar || o == explorer.IDA {
 		rep.Heuristic, rep.Expanded, rep.Reopened, rep.Iterations = *sf.heuristic, res.Stats.Expanded, res.Stats.Reopened, res.Stats.Iterations
 		if res.Fault != nil {
@@ -358,9 +380,21 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		st := d.SIIStats()
 		rep.SII = &st
 	}
-	if *sf.jsonOut {
+	if sf.htmlReport != nil && *sf.htmlReport != "" {
+		var states [][]explorer.ThreadState
+		if trace != nil {
+			states = trace.States
+		}
+		if err := writeReportFile(*sf.htmlReport, rep, states); err != nil {
+			return fail(stderr, cmd, err)
+		}
+	}
+	switch {
+	case *sf.jsonOut:
 		writeJSON(stdout, rep)
-	} else {
+	case *sf.out.quiet:
+		rep.printVerdict(stdout)
+	default:
 		rep.print(stdout)
 		if *sf.trail != "" && res.Fault != nil {
 			fmt.Fprintf(stdout, "trail written to %s (replay: mcvm replay %s %s)\n", *sf.trail, *sf.trail, model)
@@ -653,24 +687,22 @@ type report struct {
 	Memory        *memory       `json:"memory,omitempty"`
 	Trace         []traceStep   `json:"trace"`
 	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
+	// Involved is the state of the threads the error involves, at the
+	// error: frames with named locals, monitors held, objects reached.
+	Involved []explorer.ThreadState `json:"threads_involved,omitempty"`
+	// Violations, with --continue, are the distinct violations found,
+	// each with the shortest trace found to it.
+	Violations []violation `json:"violations,omitempty"`
 	// Script holds the search script's figures (verify, certify).
 	Script    *scriptFigures `json:"script,omitempty"`
 	continued bool           // --continue: always say how many errors
 	command   string         // the command printed in the first line
-}
-
-type traceStep struct {
-	Step   int    `json:"step"`
-	Thread int32  `json:"thread"`
-	Method string `json:"method"`
-	PC     int32  `json:"pc"`
-	Instr  string `json:"instr"`
-	Pos    string `json:"pos"`
-	Choice *int32 `json:"choice,omitempty"`
+	stats     bool           // --stats: print the search's internals
+	values    bool           // --values: print the values steps changed
 }
 
 func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.Order, res *explorer.Result,
-	steps []explorer.Step, ends []threadEnd) *report {
+	tr *explorer.Trace, ends []threadEnd) *report {
 	st := res.Stats
 	r := &report{
 		Model: model, Verdict: res.Verdict.String(), Limit: res.Limit, Granularity: g.String(), Search: o.String(),
@@ -696,21 +728,11 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	if res.Fault != nil {
 		r.Message = faultMessage(p, res.Fault)
 	}
-	r.Trace = toTrace(steps)
-	return r
-}
-
-func toTrace(steps []explorer.Step) []traceStep {
-	out := make([]traceStep, 0, len(steps))
-	for i, s := range steps {
-		ts := traceStep{Step: i + 1, Thread: s.Thread, Method: s.Method, PC: s.PC, Instr: s.Instr, Pos: s.Pos}
-		if s.Choice >= 0 {
-			c := s.Choice
-			ts.Choice = &c
-		}
-		out = append(out, ts)
+	r.Trace = toTrace(tr)
+	if tr != nil {
+		r.Involved = tr.Involved
 	}
-	return out
+	return r
 }
 
 // faultMessage describes a fault for people: what and where.
@@ -741,6 +763,49 @@ func (r *report) print(w io.Writer) {
 		cmd = "check"
 	}
 	fmt.Fprintf(w, "mcvm %s %s\n", cmd, r.Model)
+	r.printVerdict(w)
+	if r.Script != nil && r.Script.HeaderVerdict != "" {
+		fmt.Fprintf(w, "warning:     the script's header claims the verdict %s; the verdict above is certification's\n", r.Script.HeaderVerdict)
+	}
+	switch {
+	case r.Message != "" && r.Verdict == "limit":
+		fmt.Fprintf(w, "limit:       %s\n", r.Message)
+	case r.Message != "":
+		fmt.Fprintf(w, "error:       %s\n", r.Message)
+	}
+	if r.continued || r.Errors > 1 {
+		fmt.Fprintf(w, "errors:      %d", r.Errors)
+		if len(r.Violations) > 1 {
+			fmt.Fprintf(w, ", %d distinct", len(r.Violations))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Violations) > 1 {
+		printViolations(w, r.Violations, r.values)
+	} else {
+		printTrace(w, r.Trace, r.Threads, r.Involved, r.values)
+	}
+	r.printSummary(w)
+	if r.stats {
+		r.printStats(w)
+	}
+	if r.Script != nil {
+		r.Script.print(w)
+	}
+	if r.Verdict == "limit" && r.command != "certify" && r.Message == "" {
+		// (A limit of the machine says itself which flag raises it.)
+		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
+		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
+		if m := r.Memory; r.Limit == "memory" && m != nil && m.Store == "exact" {
+			fmt.Fprintln(w, "             To store more states in the same memory: --collapse keeps the store exact in a third of its")
+			fmt.Fprintln(w, "             memory or less, at about two thirds of the speed; --hash-compact keeps 8-16 bytes a state,")
+			fmt.Fprintln(w, "             with a small probability of missing states (it reports it).")
+		}
+	}
+}
+
+// printVerdict prints the verdict line, the only line of --quiet.
+func (r *report) printVerdict(w io.Writer) {
 	verdict := r.Verdict
 	switch {
 	case r.Limit == "interrupted" && r.Verdict == "limit":
@@ -753,15 +818,15 @@ func (r *report) print(w io.Writer) {
 		verdict += " (then the " + r.Limit + " limit stopped the search before it was complete)"
 	}
 	fmt.Fprintf(w, "verdict:     %s\n", verdict)
-	if r.Script != nil && r.Script.HeaderVerdict != "" {
-		fmt.Fprintf(w, "warning:     the script's header claims the verdict %s; the verdict above is certification's\n", r.Script.HeaderVerdict)
-	}
-	switch {
-	case r.Message != "" && r.Verdict == "limit":
-		fmt.Fprintf(w, "limit:       %s\n", r.Message)
-	case r.Message != "":
-		fmt.Fprintf(w, "error:       %s\n", r.Message)
-	}
+}
+
+// perStateFrom is the number of states from which the summary gives
+// per-state figures (states/s): below it they measure start-up, not the
+// search.
+const perStateFrom = 100_000
+
+// printSummary prints the search's figures in two or three lines.
+func (r *report) printSummary(w io.Writer) {
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
 	if r.Heuristic != "" {
 		fmt.Fprintf(w, "directed:    %s, heuristic %s: %d states expanded", r.Search, r.Heuristic, r.Expanded)
@@ -776,17 +841,32 @@ func (r *report) print(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	if r.continued || r.Errors > 1 {
-		fmt.Fprintf(w, "errors:      %d\n", r.Errors)
+	fmt.Fprintf(w, "time:        %.3f s", r.ElapsedS)
+	if r.States >= perStateFrom {
+		fmt.Fprintf(w, " (%.0f states/s)", r.StatesPerS)
 	}
+	if m := r.Memory; m != nil {
+		fmt.Fprintf(w, ", peak memory %.1f MiB", mib(m.PeakRSSBytes))
+	}
+	fmt.Fprintf(w, "; %s, %s granularity", r.Search, r.Granularity)
+	if r.POR != "" && r.POR != "none" {
+		fmt.Fprintf(w, ", --por=%s", r.POR)
+	}
+	fmt.Fprintln(w)
+	if m := r.Memory; m != nil && r.Limit == "memory" {
+		m.printLimit(w, r.Limit)
+	}
+}
+
+// printStats prints the search's internals (--stats): store, memory,
+// collector, reductions.
+func (r *report) printStats(w io.Writer) {
 	if m := r.Memory; m != nil && m.Store == "" {
 		// Certification: no visited set.
-		fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %s granularity, %s\n", r.ElapsedS, r.StatesPerS, r.Granularity, r.Search)
-		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state)\n", mib(m.PeakRSSBytes), m.PeakRSSPerState)
-		m.printLimit(w, r.Limit)
-	} else {
-		fmt.Fprintf(w, "time:        %.3f s, %.0f states/s, %.1f bytes/state, %s granularity, %s\n",
-			r.ElapsedS, r.StatesPerS, r.BytesPerState, r.Granularity, r.Search)
+		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), %.0f states/s\n", mib(m.PeakRSSBytes), m.PeakRSSPerState, r.StatesPerS)
+		if r.Limit != "memory" {
+			m.printLimit(w, r.Limit)
+		}
 	}
 	if m := r.Memory; m != nil && m.Store != "" {
 		fmt.Fprintf(w, "store:       %s, %.1f MiB: table %d %s (%.1f MiB)", m.Store, mib(m.StoreBytes), m.TableSlots,
@@ -811,12 +891,15 @@ func (r *report) print(w io.Writer) {
 		if m.Store != "exact" && m.Store != "collapse" {
 			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
 		}
-		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB", mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
+		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state; store %.1f bytes/state), peak Go runtime %.1f MiB, %.0f states/s",
+			mib(m.PeakRSSBytes), m.PeakRSSPerState, r.BytesPerState, mib(m.PeakGoBytes), r.StatesPerS)
 		if m.StackBytes > 0 {
 			fmt.Fprintf(w, "; depth-first stack %.1f MiB", mib(m.StackBytes))
 		}
 		fmt.Fprintln(w)
-		m.printLimit(w, r.Limit)
+		if r.Limit != "memory" {
+			m.printLimit(w, r.Limit)
+		}
 		if r.Evicted > 0 {
 			fmt.Fprintf(w, "stack:       %d snapshots of levels far below the top given up; %d returns to such levels decoded the state from the store\n", r.Evicted, r.Decoded)
 		}
@@ -846,48 +929,7 @@ func (r *report) print(w io.Writer) {
 			}
 		}
 	}
-	if r.Script != nil {
-		r.Script.print(w)
-	}
-	if r.Verdict == "limit" && r.command != "certify" && r.Message == "" {
-		// (A limit of the machine says itself which flag raises it.)
-		fmt.Fprintln(w, "hint:        no error was found in the part explored. Smaller parameters (-D) may finish; an error")
-		fmt.Fprintln(w, "             that needs an early preemption may be found sooner with --search bfs or --random-order 1.")
-		if m := r.Memory; r.Limit == "memory" && m != nil && m.Store == "exact" {
-			fmt.Fprintln(w, "             To store more states in the same memory: --collapse keeps the store exact in a third of its")
-			fmt.Fprintln(w, "             memory or less, at about two thirds of the speed; --hash-compact keeps 8-16 bytes a state,")
-			fmt.Fprintln(w, "             with a small probability of missing states (it reports it).")
-		}
-	}
-	printTrace(w, r.Trace, r.Threads)
-}
-
-func printTrace(w io.Writer, trace []traceStep, ends []threadEnd) {
-	if len(trace) == 0 && len(ends) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "trace (%d steps):\n", len(trace))
-	for _, s := range trace {
-		choice := ""
-		if s.Choice != nil {
-			choice = fmt.Sprintf("  [choice %d]", *s.Choice)
-		}
-		fmt.Fprintf(w, "  %3d  thread %d  %-28s %-34s %s%s\n", s.Step, s.Thread, s.Method, s.Instr, s.Pos, choice)
-	}
-	if len(ends) > 0 {
-		fmt.Fprintln(w, "threads at the end:")
-		for _, e := range ends {
-			if e.Method == "" {
-				fmt.Fprintf(w, "  thread %d  %s\n", e.Thread, e.Status)
-				continue
-			}
-			why := ""
-			if e.Blocker != "" {
-				why = "  [" + e.Blocker + "]"
-			}
-			fmt.Fprintf(w, "  thread %d  %-10s at %-34s %s (%s)%s\n", e.Thread, e.Status, e.Instr, e.Pos, e.Method, why)
-		}
-	}
+	fmt.Fprintf(w, "instructions: %d executed\n", r.Instructions)
 }
 
 const replayAbout = `Replays a counterexample TRAIL (written by mcvm check --trail) on MODEL and
@@ -907,6 +949,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	mf.registerUncaught(fs)
 	mf.registerLimits(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object with the verdict and trace")
+	var of outputFlags
+	of.register(fs, false)
+	htmlReport := fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
 	if done, code := parse(fs, args, stderr, 2); done {
 		return code
 	}
@@ -915,10 +960,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "replay", err)
 	}
 	start := time.Now()
-	steps, f, err := explorer.Replay(m, tr.Path)
+	trace, err := explorer.Describe(m, tr.Path, *htmlReport != "")
 	if err != nil {
 		return fail(stderr, "replay", err)
 	}
+	f := trace.Fault
 	if f == nil && tr.Verdict != "" && tr.Verdict != explorer.VerdictLimit.String() {
 		// (A limit of the machine raised since is not reached: the
 		// replay's verdict, with a warning.)
@@ -930,22 +976,31 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if f != nil {
 		res.Verdict = explorer.VerdictOf(f.Kind)
 	}
-	rep := newReport(fs.Arg(1), p, tr.Granularity, explorer.DFS, res, steps, threadEnds(m))
+	rep := newReport(fs.Arg(1), p, tr.Granularity, explorer.DFS, res, trace, threadEnds(m))
 	if tr.Verdict != "" && tr.Verdict != rep.Verdict {
 		rep.TrailVerdict = tr.Verdict
 	}
-	if *jsonOut {
+	rep.command = "replay"
+	if *htmlReport != "" {
+		if err := writeReportFile(*htmlReport, rep, trace.States); err != nil {
+			return fail(stderr, "replay", err)
+		}
+	}
+	switch {
+	case *jsonOut:
 		writeJSON(stdout, rep)
-	} else {
+	case *of.quiet:
+		rep.printVerdict(stdout)
+	default:
 		fmt.Fprintf(stdout, "mcvm replay %s %s\n", fs.Arg(0), fs.Arg(1))
-		fmt.Fprintf(stdout, "verdict:     %s\n", rep.Verdict)
+		rep.printVerdict(stdout)
 		if rep.TrailVerdict != "" {
 			fmt.Fprintf(stdout, "warning:     the trail records the verdict %s; the verdict above is the replay's\n", rep.TrailVerdict)
 		}
 		if rep.Message != "" {
 			fmt.Fprintf(stdout, "%-13s%s\n", map[bool]string{true: "limit:", false: "error:"}[res.Verdict == explorer.VerdictLimit], rep.Message)
 		}
-		printTrace(stdout, rep.Trace, rep.Threads)
+		printTrace(stdout, rep.Trace, rep.Threads, rep.Involved, of.values())
 	}
 	return exitCode(res.Verdict)
 }

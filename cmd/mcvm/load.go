@@ -324,13 +324,21 @@ func readInput(path string) ([]byte, error) {
 	return data, nil
 }
 
+// helpSink, when set (by the test that writes docs/flags.md), is given
+// each flag set whose --help is asked for, instead of printing it.
+var helpSink func(*pflag.FlagSet)
+
 // newFlagSet makes a flag set whose --help prints the command's usage.
 func newFlagSet(name, args, about string, stdout io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: mcvm %s [flags] %s\n\n%s\n\nFlags:\n%s", name, args, about, fs.FlagUsages())
+		if helpSink != nil {
+			helpSink(fs)
+			return
+		}
+		fmt.Fprintf(stdout, "Usage: mcvm %s [flags] %s\n\n%s\n\nFlags (docs/flags.md explains each):\n%s", name, args, about, shortUsages(fs))
 	}
 	return fs
 }
@@ -342,7 +350,7 @@ func parse(fs *pflag.FlagSet, args []string, stderr io.Writer, nargs int) (done 
 		if err == pflag.ErrHelp {
 			return true, exitOK
 		}
-		fmt.Fprintf(stderr, "mcvm %s: %v\n", fs.Name(), err)
+		fmt.Fprintf(stderr, "mcvm %s: %v%s\n", fs.Name(), err, flagSuggestion(fs, err))
 		return true, exitUsage
 	}
 	if fs.NArg() != nargs {

@@ -13,6 +13,7 @@
 //	mcvm replay [flags] TRAIL MODEL  replay a counterexample trail
 //	mcvm improve [flags] TRAIL MODEL shorten a trail's counterexample
 //	mcvm swarm [flags] MODEL         many diversified bitstate searches
+//	mcvm graph [flags] MODEL         the state graph (or counterexample) as DOT
 //	mcvm bench [flags]               run the benchmark suite, compare with JPF
 //	mcvm jpf-report [--json] FILE    parse a Java PathFinder report
 //
@@ -58,6 +59,7 @@ func init() {
 		{"partition", "split a search script into independent certification tasks", runPartition},
 		{"merge-fp", "merge and compare the FP maps of certified tasks", runMergeFP},
 		{"replay", "replay a counterexample trail written by check --trail", runReplay},
+		{"graph", "print a small model's state graph, or its counterexample, in Graphviz DOT", runGraph},
 		{"improve", "shorten a trail's counterexample: A* to the same error state, or drop what the error does not need", runImprove},
 		{"swarm", "swarm verification: many diversified bitstate searches in parallel", runSwarm},
 		{"bench", "run the benchmark suite; --compare puts Java PathFinder's figures beside mcvm's", runBench},
@@ -76,16 +78,25 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" {
+	switch name {
+	case "-h", "--help":
 		usage(stdout)
 		return exitOK
+	case "--version", "version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
 	}
+	var names []string
 	for _, c := range commands {
 		if c.name == name {
+			if wantsJSON(args[1:]) {
+				return jsonErrors(func(o, e io.Writer) int { return c.run(args[1:], o, e) }, stdout, stderr)
+			}
 			return c.run(args[1:], stdout, stderr)
 		}
+		names = append(names, c.name)
 	}
-	fmt.Fprintf(stderr, "mcvm: unknown command %q\n", name)
+	fmt.Fprintf(stderr, "mcvm: unknown command %q%s\n", name, suggest(name, names))
 	usage(stderr)
 	return exitUsage
 }
@@ -100,7 +111,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'mcvm COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'mcvm COMMAND --help' for a command's flags, 'mcvm --version' for the version.")
 	fmt.Fprintln(w, "Exit codes: 0 no error, 1 property violated, 2 bad input or usage, 3 limit reached.")
 }
 

@@ -236,7 +236,7 @@ func TestCheck_symmetry(t *testing.T) {
 	}
 	trail := filepath.Join(t.TempDir(), "bb.trail")
 	small := []string{"-D", "SIZE=1", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", "-D", "ITEMS=2"}
-	code, out, _ := runMain(append(append([]string{"check", "--symmetry", "--trail", trail}, small...), bb)...)
+	code, out, _ := runMain(append(append([]string{"check", "--stats", "--symmetry", "--trail", trail}, small...), bb)...)
 	if code != exitViolation || !strings.Contains(out, "symmetry:") {
 		t.Fatalf("check --symmetry --trail: exit %d\n%s", code, out)
 	}
@@ -272,7 +272,7 @@ func TestCheck_gc(t *testing.T) {
 			}
 		}
 	}
-	code, out, _ := runMain(append(append([]string{"check"}, small...), md)...)
+	code, out, _ := runMain(append(append([]string{"check", "--stats"}, small...), md)...)
 	if code != exitOK || !strings.Contains(out, "gc:          mark-sweep; ") {
 		t.Errorf("check: exit %d, no gc line:\n%s", code, out)
 	}
@@ -344,7 +344,7 @@ func TestCheck_collapseStack(t *testing.T) {
 	if rs[0].Evicted != 0 || rs[1].Evicted == 0 || rs[1].Decoded == 0 || rs[1].Decoded > rs[1].Evicted {
 		t.Errorf("snapshots evicted and levels decoded: exact store %d %d, collapse %d %d", rs[0].Evicted, rs[0].Decoded, rs[1].Evicted, rs[1].Decoded)
 	}
-	_, out, _ := runMain("check", "--continue", "--collapse", "-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", bb)
+	_, out, _ := runMain("check", "--stats", "--continue", "--collapse", "-D", "ITEMS=0", "-D", "PRODUCERS=2", "-D", "CONSUMERS=2", bb)
 	if !strings.Contains(out, "stack:       "+strconv.FormatInt(rs[1].Evicted, 10)+" snapshots") {
 		t.Errorf("the summary does not give the snapshots given up:\n%s", out)
 	}
@@ -743,7 +743,7 @@ func TestJPFReport(t *testing.T) {
 // TestCheck_collapseText checks check's text report of the collapse store:
 // the store line names it and a pools line gives each pool's size.
 func TestCheck_collapseText(t *testing.T) {
-	_, out, _ := runMain("check", "--continue", "--por", "none", "-D", "N=4", "--collapse", philoOK)
+	_, out, _ := runMain("check", "--stats", "--continue", "--por", "none", "-D", "N=4", "--collapse", philoOK)
 	for _, re := range []string{`(?m)^store: +collapse, [0-9.]+ MiB: table \d+ slots \([0-9.]+ MiB\), index vectors [0-9.]+ MiB, index [0-9.]+ MiB$`,
 		`(?m)^pools: +statics \d+ \([0-9.]+ MiB\), threads \d+ \([0-9.]+ MiB\), objects \d+ \([0-9.]+ MiB\)$`} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -770,7 +770,7 @@ func TestCheck_deadLocals(t *testing.T) {
 	rt := "../../benchmarks/models/raytracer.mcasm"
 	small := []string{"-D", "THREADS=2", "-D", "SIZE=1", "-D", "GRID=1", "-D", "LIGHTS=1", "-D", "MAXLEVEL=0"}
 	trail := filepath.Join(t.TempDir(), "rt.trail")
-	code, out, _ := runMain(append(append([]string{"check", "--dead-locals", "--trail", trail}, small...), rt)...)
+	code, out, _ := runMain(append(append([]string{"check", "--stats", "--dead-locals", "--trail", trail}, small...), rt)...)
 	if code != exitViolation || !strings.Contains(out, "dead locals: zeroed after every transition") {
 		t.Errorf("check --dead-locals: exit %d\n%s", code, out)
 	}

@@ -172,6 +172,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "MODEL", verifyAbout, stdout)
 	var sf searchFlags
 	sf.register(fs)
+	// A script records a depth-first search: the search order flags do
+	// not apply (given, they are refused with a reason).
+	hideFlags(fs, "search", "heuristic", "target")
 	var red scriptReduction
 	red.register(fs)
 	script := fs.String("script", "", "write the tamper-proof search script to `FILE`")
@@ -300,8 +303,8 @@ program or from a --properties FILE linked in; --next-invariant PRE:POST
 reached; tamper-proof scripts only, which cover every transition). They
 need a script of the unreduced search (verify and certify with --por
 none). The other flags are check's: limits end certification with verdict
-limit (never a pass); --search and --random-order must keep their defaults,
-since certification follows the script's order.`
+limit (never a pass); there are no search order flags, since certification
+follows the script's order.`
 
 // certifyFlags are certify's own flags.
 type certifyFlags struct {
@@ -320,6 +323,9 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("certify", "MODEL", certifyAbout, stdout)
 	var sf searchFlags
 	sf.register(fs)
+	// Certification follows the script's order (given, these are
+	// refused with a reason).
+	hideFlags(fs, "search", "heuristic", "target", "random-order")
 	var red scriptReduction
 	red.register(fs)
 	var cf certifyFlags

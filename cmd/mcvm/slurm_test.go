@@ -43,9 +43,9 @@ func slurmCluster(t *testing.T) {
 	t.Setenv("SLURM_CONF", filepath.Join(dir, "slurm.conf"))
 }
 
-// waitFor polls until the file at path holds want, for at most two
+// waitForText polls until the file at path holds want, for at most two
 // minutes.
-func waitFor(t *testing.T, path, want string) {
+func waitForText(t *testing.T, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -76,7 +76,7 @@ func TestSwarm_slurm(t *testing.T) {
 	if ids := strings.Fields(string(out)); err != nil || len(ids) != 2 {
 		t.Fatalf("submit.sh: %v\n%s", err, out)
 	}
-	waitFor(t, filepath.Join(dir, "collect.txt"), "verdict:")
+	waitForText(t, filepath.Join(dir, "collect.txt"), "verdict:")
 	code, got, _ := runMain("swarm", "--collect", "--json", dir)
 	var remote swarmReport
 	if err := json.Unmarshal([]byte(got), &remote); err != nil || code != exitViolation || remote.Verdict != "deadlock" {
@@ -114,7 +114,7 @@ func TestCertify_slurm(t *testing.T) {
 	if out, err := exec.Command("sh", filepath.Join(dir, "submit.sh")).CombinedOutput(); err != nil || len(strings.Fields(string(out))) != 2 {
 		t.Fatalf("submit.sh: %v\n%s", err, out)
 	}
-	waitFor(t, filepath.Join(dir, "verdict.txt"), "verdict:")
+	waitForText(t, filepath.Join(dir, "verdict.txt"), "verdict:")
 	var fps []string
 	for i := 1; i <= 3; i++ {
 		fps = append(fps, filepath.Join(dir, "task-"+string(rune('0'+i))+".fp"))

@@ -20,9 +20,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const swarmDoc = `Usage: mcvm swarm [flags] MODEL
-
-Swarm verification (Holzmann, Joshi and Groce): for a model whose state
+const swarmAbout = `Swarm verification (Holzmann, Joshi and Groce): for a model whose state
 space is out of reach of one search, K independent bitstate searches,
 each diversified and each within a time and a memory budget, run --parallel
 at a time as separate mcvm check processes. Each job has its own hash
@@ -47,10 +45,7 @@ each running mcvm swarm --run-job N DIR), collect.sbatch (mcvm swarm
 --collect DIR, which prints the report to DIR/collect.txt) and submit.sh,
 which submits both, the second to start when the array has ended. DIR,
 the model and mcvm itself must be where every node sees them (a shared
-file system). docs/slurm.md has the recipe.
-
-Flags:
-`
+file system). docs/slurm.md has the recipe.`
 
 // swarmJob is one search of a swarm and, once it ran, its result.
 type swarmJob struct {
@@ -79,12 +74,7 @@ type swarmReport struct {
 }
 
 func runSwarm(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("swarm", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, swarmDoc)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("swarm", "MODEL", swarmAbout, stdout)
 	var mf modelFlags
 	mf.register(fs)
 	jobs := fs.Int("jobs", 8, "number of searches")
@@ -231,7 +221,7 @@ func allOK(js []*swarmJob) bool {
 }
 
 // swarmDiversify returns the check flags that make job i of a swarm
-// seeded with seed differ from the others (see swarmDoc).
+// seeded with seed differ from the others (see swarmAbout).
 func swarmDiversify(i int, seed uint64) []string {
 	s := seed + uint64(i)
 	a := []string{"--bitstate-seed", strconv.FormatUint(s, 10)}

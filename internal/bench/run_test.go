@@ -128,11 +128,11 @@ func TestOptions_checkArgs(t *testing.T) {
 		want string
 	}{
 		{Options{}, "all",
-			"check --continue --json --no-progress --por all --time-limit 0s -D BUG=0 -D N=3 models/philo.mcasm"},
+			"check --continue --max-errors 1 --json --no-progress --por all --time-limit 0s -D BUG=0 -D N=3 models/philo.mcasm"},
 		{Options{TimeLimit: time.Minute, MemoryLimit: "auto", MaxStates: 1000, CheckArgs: []string{"--hash-compact"}, GC: "memoised", NoSII: true}, "all",
-			"check --continue --json --no-progress --por all --time-limit 1m0s --memory-limit auto --max-states 1000 --hash-compact --gc=memoised -D BUG=0 -D N=3 models/philo.mcasm"},
+			"check --continue --max-errors 1 --json --no-progress --por all --time-limit 1m0s --memory-limit auto --max-states 1000 --hash-compact --gc=memoised -D BUG=0 -D N=3 models/philo.mcasm"},
 		{Options{CheckArgs: []string{"--chain=false"}, GC: "memoised", NoSII: true}, "ample+dpor",
-			"check --continue --json --no-progress --por ample+dpor --time-limit 0s --chain=false --sii=false -D BUG=0 -D N=3 models/philo.mcasm"},
+			"check --continue --max-errors 1 --json --no-progress --por ample+dpor --time-limit 0s --chain=false --sii=false -D BUG=0 -D N=3 models/philo.mcasm"},
 	} {
 		got := strings.Join(tc.o.checkArgs(m, defs, tc.mode, tc.o.modeArgs(tc.o.CheckArgs, tc.mode)), " ")
 		if got != tc.want {

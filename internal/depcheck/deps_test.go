@@ -30,6 +30,17 @@ var allowedExternal = []string{
 	"github.com/spf13/pflag",
 	"github.com/dgraph-io/ristretto/v2",
 	"github.com/klauspost/compress",
+	"gonum.org/v1/gonum", // tests only: the DOT parser of cmd/mcvm's graph test
+	// bench --plot: gonum's plot and what it draws with.
+	"gonum.org/v1/plot",
+	"git.sr.ht/~sbinet/gg",
+	"github.com/ajstarks/svgo",
+	"github.com/golang/freetype",
+	"golang.org/x/image",
+	"golang.org/x/text",
+	"codeberg.org/go-fonts/liberation",
+	"codeberg.org/go-latex/latex",
+	"codeberg.org/go-pdf/fpdf",
 }
 
 func deps(t *testing.T, pkg string) []string {
