@@ -115,6 +115,9 @@ func (s *search) push(id int32, start int, z uint64) {
 		s.sl.frames = append(s.sl.frames, sleepFrame{sleep: z, cur: -1})
 	}
 	s.setOnStack(id, s.lastFP, true)
+	if s.cache != nil {
+		s.cache.pushed(id)
+	}
 	s.snapshot()
 	if top := s.top; s.pf != nil {
 		// Its first transition's lookahead (see ahead.go).
@@ -305,6 +308,9 @@ func (s *search) pop(top *frame) {
 	}
 	if !top.again {
 		s.setOnStack(top.id, top.fp, false)
+	}
+	if s.cache != nil {
+		s.cache.popped(top.id)
 	}
 	if s.opts.Dynamic != nil {
 		s.opts.Dynamic.Leave(len(s.stack)-1, top.id)

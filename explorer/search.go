@@ -45,6 +45,12 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	s.store = newVisitedSet(&opts, s.tune)
 	s.exact, _ = s.store.(keeper)
 	s.collapse, _ = s.store.(*CollapseStore)
+	switch c := s.store.(type) {
+	case *cacheStore:
+		s.cache = c
+	case compactCache:
+		s.cache = c.c
+	}
 	s.proviso = opts.Proviso.Resolve(opts.Order)
 	if s.proviso == ProvisoStack && opts.Order != DFS && opts.Order != IDA {
 		s.proviso = ProvisoDuplicate
@@ -106,6 +112,9 @@ func (s *search) result() *Result {
 		s.stats.Store.Bytes += s.stats.Store.SleepBytes
 	}
 	s.stats.StoreBytes = s.stats.Store.Bytes
+	if s.cache != nil {
+		s.stats.Cache = s.cache.stats
+	}
 	if s.opts.Order == DFS {
 		s.stats.StackBytes = s.stackBytes()
 	}
@@ -141,6 +150,7 @@ type search struct {
 	sx       int
 	exact    keeper           // store, when it is an exact one (it keeps encodings)
 	collapse *CollapseStore   // store, when it is the collapse store
+	cache    *cacheStore      // store, when it is a cache (Options.Cache): told of pushes and pops
 	cuts     []int32          // with collapse: where the components of enc end
 	frontier frontier         // BFS: the states to expand
 	deep     []byte           // DFS with a lossy store: encodings of levels without snapshots
