@@ -2,7 +2,10 @@
 
 package explorer
 
-import "errors"
+import (
+	"errors"
+	"math"
+)
 
 // Cache configures state-space caching (Options.Cache): the visited set
 // holds at most States states (or, with Bytes, about that much memory);
@@ -351,7 +354,15 @@ func (c *cacheStore) account() StoreAccount {
 	t := int64(len(c.table)) * 4
 	slots := int64(len(c.fps))
 	rec := c.encBytes + slots*(cacheEntryBytes-8)
-	return StoreAccount{Storage: name, Bytes: t + rec, TableSlots: int64(len(c.table)), TableBytes: t, RecordBytes: rec}
+	a := StoreAccount{Storage: name, Bytes: t + rec, TableSlots: int64(len(c.table)), TableBytes: t, RecordBytes: rec}
+	if c.compact {
+		// As hash compaction's (compactStore.account), over every state
+		// stored: a state explored again is compared again.
+		n := float64(c.stored)
+		a.ExpectedMissed = n * (n - 1) / 2 / math.Exp2(64)
+		a.MissProbability = -math.Expm1(-a.ExpectedMissed)
+	}
+	return a
 }
 
 // compactCache is the cache of fingerprints: the same store without Get,

@@ -148,6 +148,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
 	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
+	var cf cacheFlags
+	cf.register(fs)
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -173,6 +175,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "check", err)
 	}
 	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), opts.MemoryLimit); err != nil {
+		return fail(stderr, "check", err)
+	}
+	if opts.Cache, err = cf.options(fs); err != nil {
 		return fail(stderr, "check", err)
 	}
 	p, err := sf.mf.load(model)
@@ -596,6 +601,7 @@ type report struct {
 	StatesPerS    float64       `json:"states_per_s"`
 	BytesPerState float64       `json:"bytes_per_state"`
 	Memory        *memory       `json:"memory,omitempty"`
+	Cache         *cacheFigures `json:"cache,omitempty"` // --cache
 	Trace         []traceStep   `json:"trace"`
 	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
 	// Script holds the search script's figures (verify, certify).
@@ -627,6 +633,9 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
+	}
+	if strings.HasPrefix(st.Store.Storage, "cache") {
+		r.Cache = &cacheFigures{Capacity: st.Cache.Capacity, Peak: st.Cache.Peak, Evictions: st.Cache.Evictions, Overflow: st.Cache.Overflow}
 	}
 	a := st.Store
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
@@ -753,7 +762,10 @@ func (r *report) print(w io.Writer) {
 			fmt.Fprintf(w, "; sleep sets %.1f MiB", mib(m.SleepBytes))
 		}
 		fmt.Fprintln(w)
-		if m.Store != "exact" && m.Store != "collapse" {
+		if c := r.Cache; c != nil {
+			fmt.Fprintf(w, "cache:       held %d states at most (bound %d, 0: by memory), %d evicted; \"stored\" counts a state explored again each time\n", c.Peak, c.Capacity, c.Evictions)
+		}
+		if m.Store != "exact" && m.Store != "collapse" && m.Store != "cache" {
 			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
 		}
 		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state), peak Go runtime %.1f MiB", mib(m.PeakRSSBytes), m.PeakRSSPerState, mib(m.PeakGoBytes))
