@@ -22,7 +22,8 @@
 // certifier), stackset.go (the states on the stack, shared with the
 // certifier), listener.go, tuning.go, visited.go (what a search needs of
 // a store), store.go, collapse.go, compact.go and bitstate.go (the four
-// stores), trace.go (Replay, trails, counterexamples under symmetry), and
+// stores), cache.go and policy.go (state-space caching: a store of bounded
+// size and its replacement policies), trace.go (Replay, trails, counterexamples under symmetry), and
 // pages_linux.go and prefetch*.go (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
