@@ -49,9 +49,13 @@ const (
 	PolicyStratified
 	// PolicyDepth evicts the deepest state (Holzmann).
 	PolicyDepth
+	// PolicyTinyLFU evicts, of a few ready states drawn at random, the one
+	// met least often by TinyLFU's estimate, which remembers evicted
+	// states (lfuPolicy; ristretto's pairing, written here: RATIONALE.md).
+	PolicyTinyLFU
 )
 
-var policyNames = [...]string{"cost", "random", "age", "hits", "stratified", "depth"}
+var policyNames = [...]string{"cost", "random", "age", "hits", "stratified", "depth", "tinylfu"}
 
 func (p CachePolicy) String() string { return policyNames[p] }
 
@@ -132,6 +136,7 @@ type cacheStore struct {
 	path     []int32
 	pending  int32 // the state stored last, if it is pending, else -1
 	pol      policy
+	lfu      *lfuPolicy // pol, if it is PolicyTinyLFU: told of every state met
 	stats    CacheStats
 	refuse   bool
 	limit    int64
@@ -144,6 +149,7 @@ func newCacheStore(cfg Cache, compact bool, limit int64) *cacheStore {
 	c.shift = 64 - 10
 	c.stats.Capacity = int64(cfg.States)
 	c.pol = newPolicy(c, cfg.Policy, cfg.Seed)
+	c.lfu, _ = c.pol.(*lfuPolicy)
 	return c
 }
 
@@ -169,6 +175,9 @@ func (c *cacheStore) lookup(enc []byte, fp uint64) (int32, int) {
 // add implements visitedSet.
 func (c *cacheStore) add(enc []byte, _ []int32, fp uint64) (int32, bool) {
 	c.settle()
+	if c.lfu != nil {
+		c.lfu.met(fp)
+	}
 	if s, _ := c.lookup(enc, fp); s >= 0 {
 		c.hits[s]++
 		if n := len(c.path); n > 0 {

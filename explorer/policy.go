@@ -23,6 +23,8 @@ func newPolicy(c *cacheStore, p CachePolicy, seed uint64) policy {
 		return &bagPolicy{rng: rng, bags: make([]bag, 1)}
 	case PolicyStratified:
 		return &bagPolicy{rng: rng, bags: make([]bag, StratifiedLevels), c: c}
+	case PolicyTinyLFU:
+		return newLFUPolicy(c, rng)
 	}
 	return &heapPolicy{c: c, kind: p, rng: rng}
 }
@@ -187,4 +189,107 @@ func (p *bagPolicy) victim() int32 {
 		p.k = (p.k + 1) % len(p.bags)
 	}
 	return -1
+}
+
+// lfuPolicy is TinyLFU's frequency estimate (Einziger, Friedman and
+// Manes) with sampled eviction, as ristretto pairs them: a count-min
+// sketch of 4-bit counters counts how often each fingerprint is met,
+// evicted states included, and is halved every lfuReset·width additions
+// so that old counts fade; a full cache evicts, of lfuSample ready states
+// drawn at random, the one met least often. There is no admission test: a
+// new state goes on the stack, which the cache must hold.
+type lfuPolicy struct {
+	c     *cacheStore
+	rng   *rand.Rand
+	cands bag // the ready states
+	pos   []int32
+	rows  [lfuRows][]uint8
+	mask  uint64
+	adds  int
+}
+
+const (
+	lfuRows   = 4
+	lfuSample = 5
+	lfuReset  = 10
+	lfuMax    = 15
+)
+
+// lfuSeeds make the sketch's rows independent hashes of a fingerprint.
+var lfuSeeds = [lfuRows]uint64{0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9, 0xd6e8feb86659fd93}
+
+func newLFUPolicy(c *cacheStore, rng *rand.Rand) *lfuPolicy {
+	w := 1 << 10
+	for c.cfg.States > 0 && w < 4*c.cfg.States && w < 1<<26 {
+		w <<= 1
+	}
+	p := &lfuPolicy{c: c, rng: rng, mask: uint64(w - 1)}
+	for i := range p.rows {
+		p.rows[i] = make([]uint8, w)
+	}
+	return p
+}
+
+func (p *lfuPolicy) index(fp uint64, row int) uint64 {
+	return (fp * lfuSeeds[row]) >> 32 & p.mask
+}
+
+// met counts fingerprint fp once more.
+func (p *lfuPolicy) met(fp uint64) {
+	for r := range p.rows {
+		if i := p.index(fp, r); p.rows[r][i] < lfuMax {
+			p.rows[r][i]++
+		}
+	}
+	if p.adds++; p.adds >= lfuReset*len(p.rows[0]) {
+		p.adds = 0
+		for r := range p.rows {
+			for i := range p.rows[r] {
+				p.rows[r][i] >>= 1
+			}
+		}
+	}
+}
+
+// estimate returns how often fp was met, about.
+func (p *lfuPolicy) estimate(fp uint64) uint8 {
+	e := uint8(lfuMax)
+	for r := range p.rows {
+		e = min(e, p.rows[r][p.index(fp, r)])
+	}
+	return e
+}
+
+func (p *lfuPolicy) grow(n int) {
+	for len(p.pos) < n {
+		p.pos = append(p.pos, -1)
+	}
+}
+
+func (p *lfuPolicy) ready(s int32) {
+	p.pos[s] = int32(len(p.cands))
+	p.cands = append(p.cands, s)
+}
+
+func (p *lfuPolicy) hit(int32) {}
+
+func (p *lfuPolicy) victim() int32 {
+	n := len(p.cands)
+	if n == 0 {
+		return -1
+	}
+	best, bestEst := -1, uint8(0)
+	for range min(lfuSample, n) {
+		i := p.rng.IntN(n)
+		if e := p.estimate(p.c.fps[p.cands[i]]); best < 0 || e < bestEst {
+			best, bestEst = i, e
+		}
+	}
+	s := p.cands[best]
+	last := p.cands[n-1]
+	p.cands[best] = last
+	p.pos[last] = int32(best)
+	p.cands = p.cands[:n-1]
+	p.pos[s] = -1
+	return s
 }
