@@ -15,7 +15,7 @@ reduction without sleep sets (which a cache leaves out) with chains;
 POR=none is unreduced. A search that stores more than 25 times the
 uncached search's states is stopped and reported TO (a count, not a
 time, so that the cut is the same on a loaded machine). Policies with
-random choices (random, stratified) run REPEAT times with seeds 1..REPEAT
+random choices (random, stratified, tinylfu) run REPEAT times with seeds 1..REPEAT
 and report the mean; the others' ties are broken with seed 1. CPU times
 are the child processes' user+system time (resource.getrusage), runs of
 one model interleaved.
@@ -32,8 +32,8 @@ POR = os.environ.get("POR", "none")
 SIZE = os.environ.get("SIZE", "small").upper()
 REPEAT = int(os.environ.get("REPEAT", "3"))
 FRACS = [15, 25, 50, 75, 95]
-POLICIES = ["cost", "random", "age", "hits", "stratified", "depth"]
-RANDOM = {"random", "stratified"}
+POLICIES = os.environ.get("POLICIES", "cost,random,age,hits,stratified,depth,tinylfu").split(",")
+RANDOM = {"random", "stratified", "tinylfu"}
 TO = 25
 
 
