@@ -55,6 +55,7 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	if s.proviso == ProvisoStack && opts.Order != DFS && opts.Order != IDA {
 		s.proviso = ProvisoDuplicate
 	}
+	s.tracking = s.cache != nil || (s.proviso == ProvisoStack && opts.Reducer != nil) || opts.Dynamic != nil
 	s.chaining = opts.Chain && opts.ChainFits(opts.Reducer != nil) == nil
 	if s.chaining {
 		s.walk = NewChainWalk(opts.Reducer, opts.Symmetry)
@@ -148,9 +149,12 @@ type search struct {
 	stash    [2]vm.FPStash
 	stashTr  [2]vm.Trans
 	sx       int
-	exact    keeper           // store, when it is an exact one (it keeps encodings)
-	collapse *CollapseStore   // store, when it is the collapse store
-	cache    *cacheStore      // store, when it is a cache (Options.Cache): told of pushes and pops
+	exact    keeper         // store, when it is an exact one (it keeps encodings)
+	collapse *CollapseStore // store, when it is the collapse store
+	cache    *cacheStore    // store, when it is a cache (Options.Cache): told of pushes and pops
+	// tracking: pushes and pops are told to setOnStack (the stack proviso,
+	// dynamic reduction) or to the cache; without either, neither is called.
+	tracking bool
 	cuts     []int32          // with collapse: where the components of enc end
 	frontier frontier         // BFS: the states to expand
 	deep     []byte           // DFS with a lossy store: encodings of levels without snapshots
