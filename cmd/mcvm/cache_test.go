@@ -45,8 +45,15 @@ func TestCheck_cache(t *testing.T) {
 			t.Errorf("check %v: exit %d\n%s%s", args, code, out.String(), errb.String())
 		}
 	}
-	var out, errb bytes.Buffer
-	if code := runCheck([]string{"--cache", "10", "--cache-policy", "lru", model}, &out, &errb); code == exitOK {
-		t.Errorf("check --cache-policy lru: exit %d, want an error", code)
+	for _, args := range [][]string{
+		{"--cache", "10", "--cache-policy", "lru"},
+		{"--cache", "10", "--por", "dpor"},
+		{"--cache", "10", "--collapse"},
+		{"--cache", "10", "--sleep"},
+	} {
+		var out, errb bytes.Buffer
+		if code := runCheck(append(args, model), &out, &errb); code != exitUsage && !strings.Contains(errb.String(), "cache") {
+			t.Errorf("check %v: exit %d, stderr %q; want an error about --cache", args, code, errb.String())
+		}
 	}
 }

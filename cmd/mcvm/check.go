@@ -189,6 +189,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "check", err)
 	}
 	vo, mode, err := rf.apply(p, vo, &opts)
+	if err == nil && opts.Cache != nil {
+		err = opts.Validate() // (apply sets the dynamic reduction after validating)
+	}
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
