@@ -114,7 +114,12 @@ func (s *search) push(id int32, start int, z uint64) {
 	if s.sl.on {
 		s.sl.frames = append(s.sl.frames, sleepFrame{sleep: z, cur: -1})
 	}
-	s.setOnStack(id, s.lastFP, true)
+	if s.tracking {
+		s.setOnStack(id, s.lastFP, true)
+		if s.cache != nil {
+			s.cache.pushed(id)
+		}
+	}
 	s.snapshot()
 	if top := s.top; s.pf != nil {
 		// Its first transition's lookahead (see ahead.go).
@@ -303,8 +308,13 @@ func (s *search) pop(top *frame) {
 	for _, l := range s.lis.Backtrack {
 		l.Backtracked(top.id)
 	}
-	if !top.again {
-		s.setOnStack(top.id, top.fp, false)
+	if s.tracking {
+		if !top.again {
+			s.setOnStack(top.id, top.fp, false)
+		}
+		if s.cache != nil {
+			s.cache.popped(top.id)
+		}
 	}
 	if s.opts.Dynamic != nil {
 		s.opts.Dynamic.Leave(len(s.stack)-1, top.id)

@@ -22,12 +22,13 @@
 // certifier), stackset.go (the states on the stack, shared with the
 // certifier), listener.go, tuning.go, visited.go (what a search needs of
 // a store), store.go, collapse.go, compact.go and bitstate.go (the four
-// stores), trace.go (Replay, trails, counterexamples under symmetry),
-// describe.go (Describe: what each step of a counterexample did, for
-// people, computed by replaying it after the search), parallel.go
-// (SearchParallel: breadth-first search by levels with several workers
-// sharing a sharded visited set), and pages_*.go and prefetch*.go
-// (memory advice, prefetch instructions).
+// stores), cache.go and policy.go (state-space caching: a store of
+// bounded size and its replacement policies), trace.go (Replay, trails,
+// counterexamples under symmetry), describe.go (Describe: what each step
+// of a counterexample did, for people, computed by replaying it after the
+// search), parallel.go (SearchParallel: breadth-first search by levels
+// with several workers sharing a sharded visited set), and pages_*.go and
+// prefetch*.go (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
 // The depth-first stack. A level keeps a vm.Snapshot when it has two

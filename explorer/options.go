@@ -184,6 +184,11 @@ type Options struct {
 	// rewritten into the ids of a plain run, so it replays without
 	// symmetry.
 	Symmetry bool
+	// Cache, if set, makes the visited set a cache of bounded size
+	// (depth-first search, with Storage exact or, for a cache of
+	// fingerprints, hash-compact; not with Dynamic): see Cache. Sleep sets
+	// are left out with it (SleepFits).
+	Cache *Cache
 	// Tuning, if set, replaces DefaultTuning: settings for differential
 	// tests and measurements only.
 	Tuning *Tuning
@@ -256,6 +261,9 @@ type Stats struct {
 	// 16,000 transitions and at the end).
 	Store      StoreAccount
 	PeakMemory int64
+	// Cache: with Options.Cache, the cache's figures (States then counts
+	// a state again each time it is explored again).
+	Cache CacheStats
 }
 
 // StatesPerSecond is States divided by Elapsed.

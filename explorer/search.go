@@ -47,10 +47,17 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	s.store = newVisitedSet(&opts, s.tune)
 	s.exact, _ = s.store.(keeper)
 	s.collapse, _ = s.store.(*CollapseStore)
+	switch c := s.store.(type) {
+	case *cacheStore:
+		s.cache = c
+	case compactCache:
+		s.cache = c.c
+	}
 	s.proviso = opts.Proviso.Resolve(opts.Order)
 	if s.proviso == ProvisoStack && opts.Order != DFS && opts.Order != IDA {
 		s.proviso = ProvisoDuplicate
 	}
+	s.tracking = s.cache != nil || (s.proviso == ProvisoStack && opts.Reducer != nil) || opts.Dynamic != nil
 	s.chaining = opts.Chain && opts.ChainFits(opts.Reducer != nil) == nil
 	if s.chaining {
 		s.walk = NewChainWalk(opts.Reducer, opts.Symmetry)
@@ -108,6 +115,9 @@ func (s *search) result() *Result {
 		s.stats.Store.Bytes += s.stats.Store.SleepBytes
 	}
 	s.stats.StoreBytes = s.stats.Store.Bytes
+	if s.cache != nil {
+		s.stats.Cache = s.cache.stats
+	}
 	if s.opts.Order == DFS {
 		s.stats.StackBytes = s.stackBytes()
 	}
@@ -146,8 +156,12 @@ type search struct {
 	stash    [2]vm.FPStash
 	stashTr  [2]vm.Trans
 	sx       int
-	exact    keeper           // store, when it is an exact one (it keeps encodings)
-	collapse *CollapseStore   // store, when it is the collapse store
+	exact    keeper         // store, when it is an exact one (it keeps encodings)
+	collapse *CollapseStore // store, when it is the collapse store
+	cache    *cacheStore    // store, when it is a cache (Options.Cache): told of pushes and pops
+	// tracking: pushes and pops are told to setOnStack (the stack proviso,
+	// dynamic reduction) or to the cache; without either, neither is called.
+	tracking bool
 	cuts     []int32          // with collapse: where the components of enc end
 	frontier frontier         // BFS: the states to expand
 	deep     []byte           // DFS with a lossy store: encodings of levels without snapshots

@@ -44,7 +44,7 @@ func (o *Options) Validate() error {
 	case (o.Order == AStar || o.Order == BestFirst) && o.Storage != StorageExact && o.Storage != StorageCollapse:
 		return errDirectedLossy
 	}
-	return nil
+	return o.validateCache()
 }
 
 // dfsStack reports whether o is a depth-first search with the stack
@@ -81,6 +81,8 @@ func (o *Options) SleepFits(reduces bool) error {
 		return errMaxDepth
 	case !reduces:
 		return errNeedsReduction
+	case o.Cache != nil:
+		return errSleepCache
 	}
 	if o.Storage != StorageExact && o.Storage != StorageCollapse {
 		return errSleepLossy

@@ -61,6 +61,13 @@ type keeper interface {
 
 // newVisitedSet makes the store Options.Storage names.
 func newVisitedSet(o *Options, tune Tuning) visitedSet {
+	if o.Cache != nil {
+		c := newCacheStore(*o.Cache, o.Storage == StorageHashCompact, o.MemoryLimit)
+		if c.compact {
+			return compactCache{c}
+		}
+		return c
+	}
 	switch o.Storage {
 	case StorageHashCompact:
 		return newCompactStore(o.MemoryLimit)

@@ -159,6 +159,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 1, "explore with `N` goroutines sharing one visited set (parallel breadth-first search by levels; with a reduction, the static proviso)")
 	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
 	sf.htmlReport = fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
+	var cf cacheFlags
+	cf.register(fs)
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -186,6 +188,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), opts.MemoryLimit); err != nil {
 		return fail(stderr, "check", err)
 	}
+	if opts.Cache, err = cf.options(fs); err != nil {
+		return fail(stderr, "check", err)
+	}
 	if *bitSeed != 0 && opts.Storage != explorer.StorageBitstate {
 		return fail(stderr, "check", fmt.Errorf("--bitstate-seed is for --bitstate"))
 	}
@@ -207,6 +212,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "check", err)
 	}
 	vo, mode, err := rf.apply(p, vo, &opts)
+	if err == nil && opts.Cache != nil {
+		err = opts.Validate() // (apply sets the dynamic reduction after validating)
+	}
 	if err != nil {
 		return fail(stderr, "check", err)
 	}
@@ -253,6 +261,8 @@ func parallelFits(fs *pflag.FlagSet, opts *explorer.Options) error {
 		return fmt.Errorf("--workers needs the exact store or --hash-compact")
 	case opts.MaxDepth > 0:
 		return fmt.Errorf("--workers excludes --max-depth")
+	case opts.Cache != nil:
+		return fmt.Errorf("--workers excludes --cache (the cache keeps the depth-first stack)")
 	}
 	for _, name := range []string{"chain", "sleep", "gc", "trail-ahead"} {
 		if fs.Lookup(name) != nil && fs.Changed(name) && fs.Lookup(name).Value.String() == "true" {
@@ -685,6 +695,7 @@ type report struct {
 	StatesPerS    float64       `json:"states_per_s"`
 	BytesPerState float64       `json:"bytes_per_state"`
 	Memory        *memory       `json:"memory,omitempty"`
+	Cache         *cacheFigures `json:"cache,omitempty"` // --cache
 	Trace         []traceStep   `json:"trace"`
 	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
 	// Involved is the state of the threads the error involves, at the
@@ -714,6 +725,9 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
+	}
+	if strings.HasPrefix(st.Store.Storage, "cache") {
+		r.Cache = &cacheFigures{Capacity: st.Cache.Capacity, Peak: st.Cache.Peak, Evictions: st.Cache.Evictions, Overflow: st.Cache.Overflow}
 	}
 	a := st.Store
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
@@ -888,7 +902,10 @@ func (r *report) printStats(w io.Writer) {
 			fmt.Fprintf(w, "; sleep sets %.1f MiB", mib(m.SleepBytes))
 		}
 		fmt.Fprintln(w)
-		if m.Store != "exact" && m.Store != "collapse" {
+		if c := r.Cache; c != nil {
+			fmt.Fprintf(w, "cache:       held %d states at most (bound %d, 0: by memory), %d evicted; \"stored\" counts a state explored again each time\n", c.Peak, c.Capacity, c.Evictions)
+		}
+		if m.Store != "exact" && m.Store != "collapse" && m.Store != "cache" {
 			fmt.Fprintf(w, "coverage:    probability of a missed state %.3g (expected states missed %.3g)\n", m.MissProbability, m.ExpectedMissed)
 		}
 		fmt.Fprintf(w, "memory:      peak resident %.1f MiB (%.1f bytes/state; store %.1f bytes/state), peak Go runtime %.1f MiB, %.0f states/s",

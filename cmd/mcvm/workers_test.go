@@ -39,6 +39,7 @@ func TestCheck_workers(t *testing.T) {
 		{"--workers", "2", "--bitstate", "20"},
 		{"--workers", "2", "--chain"},
 		{"--workers", "2", "--max-depth", "5"},
+		{"--workers", "2", "--cache", "100"},
 	} {
 		if code, _, stderr := runMain(append(append([]string{"check"}, args...), "-D", "N=3", philo)...); code != exitUsage {
 			t.Errorf("check %v: exit %d, want %d (%s)", args, code, exitUsage, stderr)
