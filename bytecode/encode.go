@@ -21,10 +21,17 @@
 //	strings  = count { string }
 //	entry    = svarint
 //	invariants = count { uvarint }
+//	ext      = nsetup { method:uvarint } allowleak:byte
+//	           nmethods { natomic { start:uvarint end:uvarint } nends { pc:uvarint } }
+//	                                        (version 5 only, after invariants)
 //	pos      = file:uvarint line:uvarint col:uvarint
 //	checksum = u64le: CRC-64 (ECMA) of every byte before it   (version 4 only)
 //
-// Encode writes version 4: version 2's body and a checksum over the whole
+// Encode writes version 5 for a program that uses setup methods, atomic
+// regions, valid end states or AllowLeak (Program.Extended): version 4
+// with the ext section after the invariants; other programs it writes in
+// version 4, byte for byte as before version 5 existed.
+// Version 4 is version 2's body and a checksum over the whole
 // file, checked before anything is parsed. A CRC detects every error of
 // up to 64 consecutive bits, so every flipped bit of a version-4 file is
 // an error, and the version is 4, not 3, because no single flipped bit
@@ -59,7 +66,11 @@ const Magic = "MCVM\x00BC\r\n"
 
 // FormatVersion is the version of the .mcb format Encode writes, the only
 // one with a checksum; Decode reads it and versions 1 and 2.
-const FormatVersion = 4
+const FormatVersion = 5
+
+// plainVersion is the version Encode writes for a program that is not
+// Extended.
+const plainVersion = 4
 
 // checksumLen is the size of a version-4 file's checksum.
 const checksumLen = 8
@@ -74,6 +85,9 @@ const firstV2Opcode = OpRethrow
 // bodyVersion returns the lowest format version without a checksum (1 or
 // 2) whose body holds p: the encoding Digest hashes.
 func bodyVersion(p *Program) uint64 {
+	if p.Extended() {
+		return FormatVersion
+	}
 	for i := range p.Methods {
 		m := &p.Methods[i]
 		for _, h := range m.Handlers {
@@ -94,7 +108,12 @@ func bodyVersion(p *Program) uint64 {
 var ErrFormat = errors.New("malformed .mcb file")
 
 // Encode returns the .mcb encoding of p, in format version FormatVersion.
-func Encode(p *Program) []byte { return encode(p, FormatVersion) }
+func Encode(p *Program) []byte {
+	if p.Extended() {
+		return encode(p, FormatVersion)
+	}
+	return encode(p, plainVersion)
+}
 
 // encode writes p in format version ver, which must hold it.
 func encode(p *Program, ver uint64) []byte {
@@ -174,6 +193,30 @@ func encode(p *Program, ver uint64) []byte {
 	for _, inv := range p.Invariants {
 		w.u(uint64(inv))
 	}
+	if ver >= 5 {
+		w.u(uint64(len(p.Setup)))
+		for _, s := range p.Setup {
+			w.u(uint64(s))
+		}
+		leak := byte(0)
+		if p.AllowLeak {
+			leak = 1
+		}
+		w.b = append(w.b, leak)
+		w.u(uint64(len(p.Methods)))
+		for i := range p.Methods {
+			m := &p.Methods[i]
+			w.u(uint64(len(m.Atomic)))
+			for _, r := range m.Atomic {
+				w.u(uint64(r.Start))
+				w.u(uint64(r.End))
+			}
+			w.u(uint64(len(m.Ends)))
+			for _, e := range m.Ends {
+				w.u(uint64(e))
+			}
+		}
+	}
 	if ver >= 4 {
 		w.b = binary.LittleEndian.AppendUint64(w.b, crc64.Checksum(w.b, crcTable()))
 	}
@@ -231,7 +274,7 @@ func Decode(b []byte) (*Program, error) {
 	}
 	switch ver {
 	case 1, 2:
-	case 4:
+	case 4, 5:
 		if len(b)-r.off < checksumLen {
 			return nil, fmt.Errorf("%w: truncated file (no room for its checksum)", ErrFormat)
 		}
@@ -241,7 +284,7 @@ func Decode(b []byte) (*Program, error) {
 		}
 		r.b = b[:body]
 	default:
-		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2 and %d", ErrFormat, ver, FormatVersion)
+		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2, 4 and %d", ErrFormat, ver, FormatVersion)
 	}
 	p := &Program{}
 	p.Files = make([]string, r.count(1))
@@ -317,6 +360,39 @@ func Decode(b []byte) (*Program, error) {
 		p.Invariants = make([]int32, n)
 		for i := range p.Invariants {
 			p.Invariants[i] = r.idx()
+		}
+	}
+	if ver >= 5 {
+		if n := r.count(1); n > 0 {
+			p.Setup = make([]int32, n)
+			for i := range p.Setup {
+				p.Setup[i] = r.idx()
+			}
+		}
+		switch r.byte() {
+		case 0:
+		case 1:
+			p.AllowLeak = true
+		default:
+			r.fail("bad allowleak byte")
+		}
+		if n := r.count(2); n != len(p.Methods) && r.err == nil {
+			r.fail(fmt.Sprintf("ext section for %d methods, the program has %d", n, len(p.Methods)))
+		}
+		for i := 0; i < len(p.Methods) && r.err == nil; i++ {
+			m := &p.Methods[i]
+			if n := r.count(2); n > 0 {
+				m.Atomic = make([]Range, n)
+				for j := range m.Atomic {
+					m.Atomic[j] = Range{r.idx(), r.idx()}
+				}
+			}
+			if n := r.count(1); n > 0 {
+				m.Ends = make([]int32, n)
+				for j := range m.Ends {
+					m.Ends[j] = r.idx()
+				}
+			}
 		}
 	}
 	if r.err != nil {

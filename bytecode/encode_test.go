@@ -116,7 +116,7 @@ func TestDecode_bad(t *testing.T) {
 	}{
 		{"empty", nil, ErrFormat, "bad magic"},
 		{"magic", append([]byte("MCVM\x00XX\r\n"), good[len(Magic):]...), ErrFormat, "bad magic"},
-		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2 and 4"},
+		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2, 4 and 5"},
 		{"v1 finally", encode(sehProgram(), 1), ErrFormat, "finally handler in a version-1 file"},
 		{"trailing", append(append([]byte(nil), good...), 0), ErrFormat, "checksum mismatch"},
 		{"v2 trailing", append(encode(testProgram(), 2), 0), ErrFormat, "trailing"},
@@ -181,8 +181,8 @@ func TestEncode_versions(t *testing.T) {
 		t.Errorf("bodyVersion(sehProgram()) = %d, want 2", got)
 	}
 	b := Encode(p)
-	if b[len(Magic)] != FormatVersion {
-		t.Errorf("Encode(sehProgram()) writes version %d, want %d", b[len(Magic)], FormatVersion)
+	if b[len(Magic)] != plainVersion {
+		t.Errorf("Encode(sehProgram()) writes version %d, want %d", b[len(Magic)], plainVersion)
 	}
 	q, err := Decode(b)
 	if err != nil {
@@ -193,6 +193,45 @@ func TestEncode_versions(t *testing.T) {
 	}
 	if got, want := q.Methods[3].Handlers, p.Methods[3].Handlers; !slices.Equal(got, want) {
 		t.Errorf("handlers after a round trip = %+v, want %+v", got, want)
+	}
+}
+
+// TestEncode_extended round-trips a program with setup methods, atomic
+// regions, valid end states and AllowLeak through format version 5.
+func TestEncode_extended(t *testing.T) {
+	p := sehProgram()
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(sehProgram()) = %v", err)
+	}
+	m := &p.Methods[p.Entry]
+	m.Atomic = []Range{{0, 1}}
+	m.Ends = []int32{0}
+	p.AllowLeak = true
+	p.Setup = []int32{p.Entry}
+	p.Entry = -1
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(extended) = %v", err)
+	}
+	if got := bodyVersion(p); got != FormatVersion {
+		t.Errorf("bodyVersion(extended) = %d, want %d", got, FormatVersion)
+	}
+	b := Encode(p)
+	if b[len(Magic)] != FormatVersion {
+		t.Errorf("Encode(extended) writes version %d, want %d", b[len(Magic)], FormatVersion)
+	}
+	q, err := Decode(b)
+	if err != nil {
+		t.Fatalf("Decode(Encode(extended)) = %v", err)
+	}
+	if !bytes.Equal(Encode(q), b) {
+		t.Error("Encode(Decode(Encode(p))) differs from Encode(p)")
+	}
+	qm := &q.Methods[q.Setup[0]]
+	if !slices.Equal(qm.Atomic, m.Atomic) || !slices.Equal(qm.Ends, m.Ends) || !q.AllowLeak || q.Entry != -1 {
+		t.Errorf("after a round trip: atomic %v ends %v leak %v entry %d, want %v %v true -1", qm.Atomic, qm.Ends, q.AllowLeak, q.Entry, m.Atomic, m.Ends)
+	}
+	if Digest(q) != Digest(p) {
+		t.Error("Digest changes in a round trip")
 	}
 }
 

@@ -306,6 +306,9 @@ func (m *Machine) NextAccess(tid int32) Access {
 		return Access{Footprint: Footprint{Kind: FootAny}}
 	}
 	o := m.next(t)
+	if o.into {
+		return Access{Footprint: Footprint{Kind: FootAny}}
+	}
 	info := o.op.Info()
 	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 {
 		return Access{}
@@ -526,12 +529,18 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 	t := m.S.Threads[tid]
 	switch t.Status {
 	case StatusWaiting, StatusNotified:
+		if m.next(t).into {
+			return Footprint{Kind: FootAny}
+		}
 		return Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: t.WaitObj}
 	case StatusRunnable:
 	default:
 		return Footprint{}
 	}
 	o := m.next(t)
+	if o.into {
+		return Footprint{Kind: FootAny}
+	}
 	info := o.op.Info()
 	write := info.Flags&bytecode.FlagWrite != 0
 	obj := func(d int) (heap.Ref, bool) {

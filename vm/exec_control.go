@@ -214,6 +214,7 @@ func execRetval(m *Machine, t *Thread, o *op) bool {
 }
 
 func (m *Machine) endThread(t *Thread, v Value) {
+	m.leaked(t)
 	t.Status = StatusTerminated
 	t.Stack = t.Stack[:0]
 	if m.evaling {
