@@ -217,13 +217,13 @@ func (m *Machine) uncaught(t *Thread, r heap.Ref) bool {
 			}
 		}
 	}
-	if m.opts.IgnoreUncaught {
-		m.leaked(t)
-	}
 	t.Frames = t.Frames[:0]
 	t.Stack = t.Stack[:0]
 	t.Pending = t.Pending[:0]
 	t.Status = StatusTerminated
+	if m.opts.IgnoreUncaught {
+		m.leaked(t)
+	}
 	return false
 }
 

@@ -691,18 +691,25 @@ func (m *Machine) atEnd(t *Thread) bool {
 	return m.prog.Methods[f.Method].IsEnd(pc)
 }
 
-// leaked checks, as thread t ends, that it holds no monitor; one it holds
-// is a fault (unless the program allows it, Program.AllowLeak) naming the
-// monitor's object.
+// leaked checks, as thread t ends (already terminated, its stack
+// empty), that it holds no monitor of an object still shared: reachable
+// from a static or from another thread that has not ended, so that some
+// thread could still want it. One it holds is a fault (unless the
+// program allows it, Program.AllowLeak) naming the monitor's object. A
+// monitor of an object nothing else reaches cannot block anyone: it is
+// not a leak (and the canonical state does not hold unreachable objects,
+// so a check that counted it would depend on when garbage is collected).
 func (m *Machine) leaked(t *Thread) {
 	if m.prog.AllowLeak || m.evaling || t.ID < 0 {
 		return
 	}
 	h := &m.S.Heap
-	for r := heap.Ref(1); int(r) <= h.Len(); r++ {
-		if o := h.Obj(r); o.Kind != heap.KindFree && o.Owner == t.ID+1 {
+	m.version++
+	m.esc.owners(&m.S, m.version)
+	for r := heap.Ref(1); int(r) <= h.Len() && int(r) <= len(m.esc.owner); r++ {
+		if o := h.Obj(r); o.Kind != heap.KindFree && o.Owner == t.ID+1 && m.esc.owner[r-1] != 0 {
 			m.setFault(t, FaultException, bytecode.ClassIllegalMonitorState,
-				"thread "+itoa(int64(t.ID))+" ended holding the monitor of a "+m.objName(r)+" (object "+itoa(int64(r))+"); declare .allowleak if that is meant")
+				"thread "+itoa(int64(t.ID))+" ended holding the monitor of a "+m.objName(r)+" (object "+itoa(int64(r))+") that other threads can reach; declare .allowleak if that is meant")
 			return
 		}
 	}
