@@ -253,6 +253,10 @@ type Machine struct {
 	initErr error
 	// hasEnds: some method has valid end states (Alive looks for them).
 	hasEnds bool
+	// leaks: a thread may end holding a monitor (the program has a
+	// monitorenter; a synchronized method's return releases its own) and
+	// that is an error (not Program.AllowLeak): leaked looks.
+	leaks bool
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -332,6 +336,9 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	m.initAtomic()
 	for mi := range p.Methods {
 		m.hasEnds = m.hasEnds || len(p.Methods[mi].Ends) > 0
+		for _, in := range p.Methods[mi].Code {
+			m.leaks = m.leaks || in.Op == bytecode.OpMonitorenter && !p.AllowLeak
+		}
 	}
 	m.keepable = make([][]bool, len(p.Methods))
 	for mi := range p.Methods {
@@ -695,21 +702,33 @@ func (m *Machine) atEnd(t *Thread) bool {
 // empty), that it holds no monitor of an object still shared: reachable
 // from a static or from another thread that has not ended, so that some
 // thread could still want it. One it holds is a fault (unless the
-// program allows it, Program.AllowLeak) naming the monitor's object. A
+// program allows it, Program.AllowLeak) naming the class of the
+// monitor's object (not the object: its number depends on the
+// collector). A
 // monitor of an object nothing else reaches cannot block anyone: it is
 // not a leak (and the canonical state does not hold unreachable objects,
 // so a check that counted it would depend on when garbage is collected).
 func (m *Machine) leaked(t *Thread) {
-	if m.prog.AllowLeak || m.evaling || t.ID < 0 {
+	if !m.leaks || m.evaling || t.ID < 0 {
 		return
 	}
 	h := &m.S.Heap
-	m.version++
+	held := false
+	for i := range h.Objs {
+		if o := &h.Objs[i]; o.Owner == t.ID+1 && o.Kind != heap.KindFree {
+			held = true
+			break
+		}
+	}
+	if !held {
+		return
+	}
+	m.version++ // t has ended: the owners below leave it out
 	m.esc.owners(&m.S, m.version)
 	for r := heap.Ref(1); int(r) <= h.Len() && int(r) <= len(m.esc.owner); r++ {
 		if o := h.Obj(r); o.Kind != heap.KindFree && o.Owner == t.ID+1 && m.esc.owner[r-1] != 0 {
 			m.setFault(t, FaultException, bytecode.ClassIllegalMonitorState,
-				"thread "+itoa(int64(t.ID))+" ended holding the monitor of a "+m.objName(r)+" (object "+itoa(int64(r))+") that other threads can reach; declare .allowleak if that is meant")
+				"thread "+itoa(int64(t.ID))+" ended holding the monitor of a "+m.objName(r)+" that other threads can reach; declare .allowleak if that is meant")
 			return
 		}
 	}
@@ -802,20 +821,16 @@ func (m *Machine) step(tr Trans) *Fault {
 // transition: a scheduling point (or the thread's last return) that
 // escape analysis does not make local.
 func (m *Machine) ends(t *Thread, o *op) bool {
-	return (o.sched || (o.ret && len(t.Frames) == 1)) && (!o.local || !m.localOp(t, o)) && (!o.atomic || m.atomicStops(t, o))
-}
-
-// atomicStops reports whether o, thread t's next instruction, strictly
-// inside an atomic region, ends the transition all the same: when it is
-// disabled (the thread blocks in the region and loses atomicity until it
-// runs again, as in SPIN) or a choice point (a transition takes one
-// choice, at its first instruction).
-func (m *Machine) atomicStops(t *Thread, o *op) bool {
-	return o.choosy || o.gate && !m.enabledAt(t, o)
+	return (o.sched || (o.ret && len(t.Frames) == 1)) && (!o.local || !m.localOp(t, o))
 }
 
 // initAtomic marks the instructions strictly inside atomic regions
-// (op.atomic), and those whose transitions may run on into one (op.into):
+// (op.atomic) and makes them not end a transition, except where the
+// thread blocks in the region (it loses atomicity until it runs again, as
+// in SPIN: a gated instruction is made local, which localOp grants while
+// it is enabled) and at a choice point (a transition takes one choice, at
+// its first instruction); a thread's last return inside a region ends it
+// within the transition. It also marks the instructions whose transitions may run on into one (op.into):
 // every instruction of a method with a region or of a method such a
 // method may call, the returns and calls of every method (a return may
 // go back into a region), and all of them when an exception handler
@@ -867,6 +882,13 @@ func (m *Machine) initAtomic() {
 			o := &m.code[mi][pc]
 			o.atomic = mm.InAtomic(int32(pc))
 			o.into = all || into[mi] || o.ret || o.op == bytecode.OpInvokestatic || o.op == bytecode.OpInvokevirtual
+			switch {
+			case !o.atomic || o.choosy:
+			case o.gate:
+				o.local = true
+			default:
+				o.sched, o.ret, o.local = false, false, false
+			}
 		}
 	}
 }
