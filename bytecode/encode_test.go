@@ -199,16 +199,8 @@ func TestEncode_versions(t *testing.T) {
 // TestEncode_extended round-trips a program with setup methods, atomic
 // regions, valid end states and AllowLeak through format version 5.
 func TestEncode_extended(t *testing.T) {
-	p := sehProgram()
-	if err := Verify(p); err != nil {
-		t.Fatalf("Verify(sehProgram()) = %v", err)
-	}
-	m := &p.Methods[p.Entry]
-	m.Atomic = []Range{{0, 1}}
-	m.Ends = []int32{0}
-	p.AllowLeak = true
-	p.Setup = []int32{p.Entry}
-	p.Entry = -1
+	p := extendedProgram(t)
+	m := &p.Methods[p.Setup[0]]
 	if err := Verify(p); err != nil {
 		t.Fatalf("Verify(extended) = %v", err)
 	}
@@ -233,6 +225,23 @@ func TestEncode_extended(t *testing.T) {
 	if Digest(q) != Digest(p) {
 		t.Error("Digest changes in a round trip")
 	}
+}
+
+// extendedProgram is sehProgram with its entry method turned into a
+// setup method with an atomic region and a valid end state, and
+// AllowLeak: a program only format version 5 holds.
+func extendedProgram(t testing.TB) *Program {
+	p := sehProgram()
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(sehProgram()) = %v", err)
+	}
+	m := &p.Methods[p.Entry]
+	m.Atomic = []Range{{0, 1}}
+	m.Ends = []int32{0}
+	p.AllowLeak = true
+	p.Setup = []int32{p.Entry}
+	p.Entry = -1
+	return p
 }
 
 // TestDecode_oldVersions reads files written before the checksum, by the
