@@ -3,6 +3,7 @@
 package vm
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -359,6 +360,11 @@ func (m *Machine) Program() *bytecode.Program { return m.prog }
 // Options returns the machine's options.
 func (m *Machine) Options() Options { return m.opts }
 
+// ErrSetup is wrapped by the errors of New for a program whose setup
+// methods (or the threads they start, before their first scheduling
+// point) block, choose, loop or fault: there is no initial state.
+var ErrSetup = errors.New("vm: the setup methods do not make an initial state")
+
 // Init sets the initial state: statics at their initial values, thread
 // 0 about to run the entry method (if the program has one), and then the
 // threads the setup methods start (see setup).
@@ -411,16 +417,17 @@ func (m *Machine) setup() error {
 		t.Status = StatusRunnable
 		for n := int64(0); t.Status == StatusRunnable; n++ {
 			o := m.next(t)
+			where := p.PosString(p.InstrPos(t.top().Method, t.top().PC))
 			if n == m.opts.MaxInvariantSteps || o.choosy || o.gate && !m.enabledAt(t, o) {
-				return fmt.Errorf("vm: setup method %s blocks, chooses or loops at %s: a setup method must run straight to its end", p.MethodName(si), p.PosString(p.InstrPos(t.top().Method, t.top().PC)))
+				return fmt.Errorf("%w: %s: setup method %s blocks, chooses or loops here: a setup method must run straight to its end", ErrSetup, where, p.MethodName(si))
 			}
 			m.faulted = false
 			if !m.exec(t, o) && m.faulted {
-				return fmt.Errorf("vm: setup method %s: %s", p.MethodName(si), m.fault.Msg)
+				return fmt.Errorf("%w: %s: setup method %s: %s", ErrSetup, where, p.MethodName(si), m.fault.Msg)
 			}
 		}
 		if t.Status != StatusTerminated {
-			return fmt.Errorf("vm: setup method %s waits: a setup method must run straight to its end", p.MethodName(si))
+			return fmt.Errorf("%w: setup method %s waits: a setup method must run straight to its end", ErrSetup, p.MethodName(si))
 		}
 		s.Heap.Free(t.Obj)
 		n := len(s.Threads)
@@ -440,9 +447,10 @@ func (m *Machine) setup() error {
 			if m.ends(t, o) || o.gate && !m.enabledAt(t, o) {
 				break
 			}
+			where := p.PosString(p.InstrPos(t.top().Method, t.top().PC))
 			m.faulted = false
 			if !m.exec(t, o) && m.faulted {
-				return fmt.Errorf("vm: thread %d faults before its first scheduling point: %s", t.ID, m.fault.Msg)
+				return fmt.Errorf("%w: %s: thread %d, started by a setup method, faults before its first scheduling point: %s", ErrSetup, where, t.ID, m.fault.Msg)
 			}
 		}
 		if m.liveIn != nil {
