@@ -107,6 +107,7 @@ type assembler struct {
 	fixups     []fixup
 	entry      *qualRef
 	invs       []qualRef
+	setups     []qualRef
 	handlerPos map[int32][]bytecode.Pos // per method, the directive of each handler
 }
 
@@ -139,6 +140,8 @@ type method struct {
 	labels  map[string]label
 	refs    []labelRef
 	catches []catch
+	atomics []atomicDir
+	ends    []nameRef
 	tooLong bool
 }
 
@@ -160,6 +163,12 @@ type catch struct {
 	from, to, target nameRef
 	filter           nameRef // .filter only
 	hend             nameRef // name "" when not given (.catch only)
+}
+
+// atomicDir is an .atomic directive.
+type atomicDir struct {
+	pos      bytecode.Pos
+	from, to nameRef
 }
 
 type fixKind uint8
@@ -188,7 +197,7 @@ var mnemonics = func() []string {
 	return s
 }()
 
-var directives = []string{".const", ".include", ".class", ".field", ".static", ".method", ".locals", ".catch", ".filter", ".finally", ".fault", ".end", ".entry", ".invariant"}
+var directives = []string{".const", ".include", ".class", ".field", ".static", ".method", ".locals", ".catch", ".filter", ".finally", ".fault", ".end", ".entry", ".invariant", ".setup", ".atomic", ".endstate", ".allowleak"}
 
 func newAssembler(filename string, opts Options) *assembler {
 	a := &assembler{
@@ -367,6 +376,43 @@ func (a *assembler) directive(lp *lineParser, name string, pos bytecode.Pos, fil
 		q, ok := lp.qualified("CLASS.METHOD")
 		if ok && lp.end(".invariant") {
 			a.invs = append(a.invs, q)
+		}
+	case ".setup":
+		q, ok := lp.qualified("CLASS.METHOD")
+		if ok && lp.end(".setup") {
+			a.setups = append(a.setups, q)
+		}
+	case ".allowleak":
+		if lp.end(".allowleak") {
+			a.p.AllowLeak = true
+		}
+	case ".atomic":
+		if a.m == nil {
+			a.errorAt(pos, ".atomic outside a method")
+			return
+		}
+		d := atomicDir{pos: pos}
+		for i, r := range []*nameRef{&d.from, &d.to} {
+			t, ok := lp.ident([]string{"start label", "end label"}[i])
+			if !ok {
+				return
+			}
+			*r = nameRef{t.text, lp.pos(t.col)}
+		}
+		if lp.end(".atomic") {
+			a.m.atomics = append(a.m.atomics, d)
+		}
+	case ".endstate":
+		if a.m == nil {
+			a.errorAt(pos, ".endstate outside a method")
+			return
+		}
+		for first := true; first || !lp.atEnd(); first = false {
+			t, ok := lp.ident("label")
+			if !ok {
+				return
+			}
+			a.m.ends = append(a.m.ends, nameRef{t.text, lp.pos(t.col)})
 		}
 	default:
 		a.errorAt(pos, "unknown directive %q%s", name, didYouMean(name, directives))
@@ -825,10 +871,49 @@ func (a *assembler) closeMethod() {
 		handlers = append(handlers, bytecode.Handler{Kind: c.kind, Start: from, End: to, Target: target, Class: -1, HandlerEnd: hend, Filter: filter})
 		hpos = append(hpos, c.pos)
 	}
+	var atomics []bytecode.Range
+	for _, d := range m.atomics {
+		from, ok1 := find(d.from)
+		to, ok2 := find(d.to)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if from >= to {
+			a.errorAt(d.from.pos, "empty .atomic range: label %q is not before label %q", d.from.name, d.to.name)
+			continue
+		}
+		overlap := false
+		for i, r := range atomics {
+			if from < r.End && r.Start < to {
+				a.errorAt(d.pos, ".atomic range overlaps the one at %s (atomic regions do not nest)", a.posString(m.atomics[i].pos))
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			atomics = append(atomics, bytecode.Range{Start: from, End: to})
+		}
+	}
+	var ends []int32
+	for _, r := range m.ends {
+		pc, ok := find(r)
+		if !ok {
+			continue
+		}
+		if pc == n {
+			a.errorAt(r.pos, "label %q is after the last instruction; a valid end state needs an instruction", r.name)
+			continue
+		}
+		if !slices.Contains(ends, pc) {
+			ends = append(ends, pc)
+		}
+	}
 	if m.idx < 0 {
 		return
 	}
 	pm := &a.p.Methods[m.idx]
+	pm.Atomic = atomics
+	pm.Ends = ends
 	pm.Locals = m.nlocals
 	if len(m.locals) > 0 {
 		pm.LocalNames = make([]string, m.nlocals)
@@ -1078,6 +1163,8 @@ func (a *assembler) resolve() {
 			}
 			p.Entry = m
 		}
+	} else if len(a.setups) > 0 {
+		p.Entry = -1 // no main thread: the setup methods start the threads
 	} else {
 		var mains []int32
 		for i := range p.Methods {
@@ -1100,6 +1187,17 @@ func (a *assembler) resolve() {
 			}
 			a.errorAt(p.Methods[mains[1]].Pos, "several static methods main() (%s): choose one with .entry CLASS.METHOD", strings.Join(names, ", "))
 		}
+	}
+	for _, q := range a.setups {
+		m, ok := a.member(fixMethod, q)
+		if !ok {
+			continue
+		}
+		if mm := &p.Methods[m]; !mm.Static() || mm.Args != 0 || mm.Returns() {
+			a.errorAt(q.member.pos, "setup method %s must be a static method with no parameters that returns no value", p.MethodName(m))
+			continue
+		}
+		p.Setup = append(p.Setup, m)
 	}
 	for _, q := range a.invs {
 		m, ok := a.member(fixMethod, q)

@@ -7,7 +7,8 @@
 // known here, and labels are resolved when a method's .end is reached. The
 // second resolves the names that may be used before they are declared:
 // superclasses, and the classes, fields, statics and methods named by
-// operands, handlers, .entry and .invariant. The third runs
+// operands, handlers, .entry, .invariant and .setup (labels of .atomic
+// and .endstate are resolved with the method's). The third runs
 // bytecode.Verify and reports its findings (stack depths at joins, arity,
 // falling off the end, return misuse) at the source position of the
 // instruction concerned, through Method.Lines.

@@ -28,9 +28,15 @@ func Disassemble(p *Program) string {
 	}
 	d.orphans()
 	d.b.WriteString("\n")
+	for _, s := range p.Setup {
+		fmt.Fprintf(&d.b, ".setup %s\n", p.MethodName(s))
+	}
+	if p.AllowLeak {
+		d.b.WriteString(".allowleak\n")
+	}
 	if p.Entry >= 0 && int(p.Entry) < len(p.Methods) {
 		fmt.Fprintf(&d.b, ".entry %s\n", p.MethodName(p.Entry))
-	} else {
+	} else if p.Entry != -1 || len(p.Setup) == 0 {
 		fmt.Fprintf(&d.b, "; no valid entry method (%d)\n", p.Entry)
 	}
 	for _, inv := range p.Invariants {
@@ -235,6 +241,12 @@ func (d *disasm) method(mi int32) {
 			fmt.Fprintf(&d.b, "; invalid handler kind %d", h.Kind)
 		}
 		d.b.WriteString("\n")
+	}
+	for _, r := range m.Atomic {
+		fmt.Fprintf(&d.b, ".atomic %s %s\n", target(int64(r.Start)), target(int64(r.End)))
+	}
+	for _, e := range m.Ends {
+		fmt.Fprintf(&d.b, ".endstate %s\n", target(int64(e)))
 	}
 	text := make([]string, len(m.Code))
 	for pc, in := range m.Code {

@@ -11,10 +11,13 @@
 // the assembler, the disassembler, Verify, the vm's decoder and package
 // por's analyses read it, and docs/isa.md is generated from it
 // (ISAMarkdown; a test keeps the file equal to the output). Encode writes
-// .mcb format version 4, which ends with a checksum of the whole file;
-// Decode reads it and versions 1 and 2, which have none. Digest hashes
-// the version-1 or version-2 encoding, so the digests named by scripts and
-// trails do not depend on the file version.
+// .mcb format version 4, which ends with a checksum of the whole file, or
+// version 5 (version 4 with setup methods, atomic regions, valid end
+// states and AllowLeak) for a program that uses those; Decode reads both
+// and versions 1 and 2, which have no checksum. Digest hashes the
+// version-1 or version-2 encoding (version 5's for a program using what
+// only it holds), so the digests named by scripts and trails do not
+// depend on the file version.
 //
 // Invariants: a Program returned by Decode, or accepted by Verify, has every
 // operand in range, consistent stack depths, well-nested protected regions

@@ -21,13 +21,18 @@
 //	strings  = count { string }
 //	entry    = svarint
 //	invariants = count { uvarint }
-//	debug    = count { method:uvarint nlocals { name:string } }   (version 5 only)
+//	ext      = nsetup { method:uvarint } allowleak:byte
+//	           nmethods { natomic { start:uvarint end:uvarint } nends { pc:uvarint } }
+//	                                        (version 5 only, after invariants)
+//	debug    = count { method:uvarint nlocals { name:string } }   (version 5 only, after ext)
 //	pos      = file:uvarint line:uvarint col:uvarint
 //	checksum = u64le: CRC-64 (ECMA) of every byte before it   (versions 4 and 5)
 //
-// Encode writes version 5: version 4 with debug information, the source
-// names of each method's locals (Method.LocalNames, for traces), listed
-// for the methods that name any. Version 4 is version 2's body and a checksum over the whole
+// Encode writes version 5: version 4 with two sections after the
+// invariants, ext (setup methods, AllowLeak, atomic regions and valid
+// end states) and debug (the source names of each method's locals,
+// Method.LocalNames, for traces, listed for the methods that name any).
+// Version 4 is version 2's body and a checksum over the whole
 // file, checked before anything is parsed. A CRC detects every error of
 // up to 64 consecutive bits, so every flipped bit of a version-4 file is
 // an error, and the version is 4, not 3, because no single flipped bit
@@ -77,6 +82,9 @@ const firstV2Opcode = OpRethrow
 // bodyVersion returns the lowest format version without a checksum (1 or
 // 2) whose body holds p: the encoding Digest hashes.
 func bodyVersion(p *Program) uint64 {
+	if p.Extended() {
+		return FormatVersion
+	}
 	for i := range p.Methods {
 		m := &p.Methods[i]
 		for _, h := range m.Handlers {
@@ -178,6 +186,28 @@ func encode(p *Program, ver uint64) []byte {
 		w.u(uint64(inv))
 	}
 	if ver >= 5 {
+		w.u(uint64(len(p.Setup)))
+		for _, s := range p.Setup {
+			w.u(uint64(s))
+		}
+		leak := byte(0)
+		if p.AllowLeak {
+			leak = 1
+		}
+		w.b = append(w.b, leak)
+		w.u(uint64(len(p.Methods)))
+		for i := range p.Methods {
+			m := &p.Methods[i]
+			w.u(uint64(len(m.Atomic)))
+			for _, r := range m.Atomic {
+				w.u(uint64(r.Start))
+				w.u(uint64(r.End))
+			}
+			w.u(uint64(len(m.Ends)))
+			for _, e := range m.Ends {
+				w.u(uint64(e))
+			}
+		}
 		var named []int
 		for i := range p.Methods {
 			if len(p.Methods[i].LocalNames) > 0 {
@@ -340,6 +370,37 @@ func Decode(b []byte) (*Program, error) {
 		}
 	}
 	if ver >= 5 {
+		if n := r.count(1); n > 0 {
+			p.Setup = make([]int32, n)
+			for i := range p.Setup {
+				p.Setup[i] = r.idx()
+			}
+		}
+		switch r.byte() {
+		case 0:
+		case 1:
+			p.AllowLeak = true
+		default:
+			r.fail("bad allowleak byte")
+		}
+		if n := r.count(2); n != len(p.Methods) && r.err == nil {
+			r.fail(fmt.Sprintf("ext section for %d methods, the program has %d", n, len(p.Methods)))
+		}
+		for i := 0; i < len(p.Methods) && r.err == nil; i++ {
+			m := &p.Methods[i]
+			if n := r.count(2); n > 0 {
+				m.Atomic = make([]Range, n)
+				for j := range m.Atomic {
+					m.Atomic[j] = Range{r.idx(), r.idx()}
+				}
+			}
+			if n := r.count(1); n > 0 {
+				m.Ends = make([]int32, n)
+				for j := range m.Ends {
+					m.Ends[j] = r.idx()
+				}
+			}
+		}
 		n := r.count(2)
 		for k := 0; k < n && r.err == nil; k++ {
 			mi := r.idx()

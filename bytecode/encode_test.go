@@ -197,6 +197,54 @@ func TestEncode_versions(t *testing.T) {
 	}
 }
 
+// TestEncode_extended round-trips a program with setup methods, atomic
+// regions, valid end states and AllowLeak through format version 5.
+func TestEncode_extended(t *testing.T) {
+	p := extendedProgram(t)
+	m := &p.Methods[p.Setup[0]]
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(extended) = %v", err)
+	}
+	if got := bodyVersion(p); got != FormatVersion {
+		t.Errorf("bodyVersion(extended) = %d, want %d", got, FormatVersion)
+	}
+	b := Encode(p)
+	if b[len(Magic)] != FormatVersion {
+		t.Errorf("Encode(extended) writes version %d, want %d", b[len(Magic)], FormatVersion)
+	}
+	q, err := Decode(b)
+	if err != nil {
+		t.Fatalf("Decode(Encode(extended)) = %v", err)
+	}
+	if !bytes.Equal(Encode(q), b) {
+		t.Error("Encode(Decode(Encode(p))) differs from Encode(p)")
+	}
+	qm := &q.Methods[q.Setup[0]]
+	if !slices.Equal(qm.Atomic, m.Atomic) || !slices.Equal(qm.Ends, m.Ends) || !q.AllowLeak || q.Entry != -1 {
+		t.Errorf("after a round trip: atomic %v ends %v leak %v entry %d, want %v %v true -1", qm.Atomic, qm.Ends, q.AllowLeak, q.Entry, m.Atomic, m.Ends)
+	}
+	if Digest(q) != Digest(p) {
+		t.Error("Digest changes in a round trip")
+	}
+}
+
+// extendedProgram is sehProgram with its entry method turned into a
+// setup method with an atomic region and a valid end state, and
+// AllowLeak: a program only format version 5 holds.
+func extendedProgram(t testing.TB) *Program {
+	p := sehProgram()
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(sehProgram()) = %v", err)
+	}
+	m := &p.Methods[p.Entry]
+	m.Atomic = []Range{{0, 1}}
+	m.Ends = []int32{0}
+	p.AllowLeak = true
+	p.Setup = []int32{p.Entry}
+	p.Entry = -1
+	return p
+}
+
 // TestDecode_oldVersions reads files written before the checksum, by the
 // mcvm of the time (mcvm asm -D N=2 benchmarks/models/philo.mcasm, and
 // mcvm asm testdata/conformance/seh_finally_fault.mcasm): they decode,

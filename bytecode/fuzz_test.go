@@ -17,6 +17,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode(testProgram(), 2))
 	f.Add(encode(sehProgram(), 2))
 	f.Add(Encode(NewProgram()))
+	f.Add(Encode(extendedProgram(f)))
 	f.Add([]byte(Magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, in := range [][]byte{b, sealed(b)} {

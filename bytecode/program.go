@@ -138,7 +138,40 @@ type Method struct {
 	// declared by count). Not part of the program's Digest.
 	LocalNames []string
 	Handlers   []Handler
-	Pos        Pos
+	// Atomic lists the method's atomic regions (.atomic): a transition
+	// that reaches an instruction strictly inside one goes on through the
+	// region's scheduling points, as in SPIN's atomic sequences.
+	Atomic []Range
+	// Ends are the valid end states (.endstate): pcs where a thread may
+	// stay blocked forever without the state counting as a deadlock.
+	Ends []int32
+	Pos  Pos
+}
+
+// Range is the code [Start, End) of a method.
+type Range struct {
+	Start, End int32
+}
+
+// InAtomic reports whether pc is strictly inside one of m's atomic
+// regions: after the region's first instruction and before its end.
+func (m *Method) InAtomic(pc int32) bool {
+	for _, r := range m.Atomic {
+		if pc > r.Start && pc < r.End {
+			return true
+		}
+	}
+	return false
+}
+
+// IsEnd reports whether pc is one of m's valid end states.
+func (m *Method) IsEnd(pc int32) bool {
+	for _, e := range m.Ends {
+		if e == pc {
+			return true
+		}
+	}
+	return false
 }
 
 // Static reports whether m is a static method.
@@ -159,8 +192,29 @@ type Program struct {
 	Statics    []Static
 	Methods    []Method
 	Strings    []string
-	Entry      int32   // the static method run by thread 0
+	Entry      int32   // the static method run by thread 0, or -1 when Setup starts the threads
 	Invariants []int32 // static methods returning 0/1, evaluated in every state
+	// Setup lists static methods (.setup) run in order, to their end, before
+	// the initial state: the threads they start exist from the initial
+	// state on, as Promela's active processes do.
+	Setup []int32
+	// AllowLeak makes a thread that ends holding a monitor no error
+	// (.allowleak).
+	AllowLeak bool
+}
+
+// Extended reports whether p uses what only format version 5 holds:
+// setup methods, atomic regions, valid end states or AllowLeak.
+func (p *Program) Extended() bool {
+	if len(p.Setup) > 0 || p.AllowLeak {
+		return true
+	}
+	for i := range p.Methods {
+		if len(p.Methods[i].Atomic) > 0 || len(p.Methods[i].Ends) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Built-in class indices.

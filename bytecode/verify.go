@@ -99,6 +99,11 @@ func Verify(p *Program) error {
 		}
 	}
 	if len(v.errs) == 0 {
+		for i := range p.Methods {
+			v.model(int32(i))
+		}
+	}
+	if len(v.errs) == 0 {
 		v.entry()
 	}
 	if len(v.errs) > 0 {
@@ -466,9 +471,92 @@ func (v *verifier) operand(mi, pc int32) {
 	}
 }
 
+// model checks a method's atomic regions and valid end states: in range,
+// regions disjoint, and every region left by some path from each of its
+// instructions (a region that never ends would be one endless transition).
+func (v *verifier) model(mi int32) {
+	m := &v.p.Methods[mi]
+	n := int32(len(m.Code))
+	for _, e := range m.Ends {
+		if e < 0 || e >= n {
+			v.errorf(mi, -1, "valid end state at pc %d out of range 0..%d", e, n-1)
+		}
+	}
+	for i, r := range m.Atomic {
+		if r.Start < 0 || r.Start >= r.End || r.End > n {
+			v.errorf(mi, -1, "atomic region [%d, %d) out of range or empty", r.Start, r.End)
+			return
+		}
+		for _, q := range m.Atomic[:i] {
+			if r.Start < q.End && q.Start < r.End {
+				v.errorf(mi, r.Start, "atomic regions [%d, %d) and [%d, %d) overlap", q.Start, q.End, r.Start, r.End)
+				return
+			}
+		}
+	}
+	for _, r := range m.Atomic {
+		// exits[pc-r.Start]: some path from pc leaves the region.
+		exits := make([]bool, r.End-r.Start)
+		for changed := true; changed; {
+			changed = false
+			for pc := r.End - 1; pc >= r.Start; pc-- {
+				if exits[pc-r.Start] {
+					continue
+				}
+				for _, s := range flowSucc(m, pc) {
+					if s < 0 || s < r.Start || s >= r.End || exits[s-r.Start] {
+						exits[pc-r.Start] = true
+						changed = true
+						break
+					}
+				}
+			}
+		}
+		for pc := r.Start; pc < r.End; pc++ {
+			if !exits[pc-r.Start] {
+				v.errorf(mi, pc, "atomic region never ends: no path from here leaves it (an atomic block must end)")
+				break
+			}
+		}
+	}
+}
+
+// flowSucc returns the instructions that may follow pc in m; -1 stands
+// for leaving the method (a return, a throw, an instruction continuing at
+// a place known only at run time).
+func flowSucc(m *Method, pc int32) []int32 {
+	in := m.Code[pc]
+	info := in.Op.Info()
+	var out []int32
+	if info.Flags&(FlagReturn|FlagRuntimeFlow) != 0 || in.Op == OpThrow {
+		out = append(out, -1)
+	}
+	if info.Flags&FlagNoNext == 0 {
+		out = append(out, pc+1)
+	}
+	if info.Flags&FlagBranch != 0 {
+		out = append(out, int32(in.A))
+	}
+	for _, h := range m.Handlers {
+		if h.Covers(pc) {
+			out = append(out, h.Target)
+		}
+	}
+	return out
+}
+
 func (v *verifier) entry() {
 	p := v.p
-	if p.Entry < 0 || int(p.Entry) >= len(p.Methods) {
+	for _, s := range p.Setup {
+		if s < 0 || int(s) >= len(p.Methods) {
+			v.errorf(-1, -1, "setup method %d out of range", s)
+		} else if m := &p.Methods[s]; !m.Static() || m.Args != 0 || m.Returns() {
+			v.errorf(-1, -1, "setup method %s must be static, take no arguments and return no value", p.MethodName(s))
+		}
+	}
+	if p.Entry == -1 && len(p.Setup) > 0 {
+		// No main thread: the setup methods start the threads.
+	} else if p.Entry < 0 || int(p.Entry) >= len(p.Methods) {
 		v.errorf(-1, -1, "no entry method (declare a static method main with no arguments)")
 	} else if m := &p.Methods[p.Entry]; !m.Static() || m.Args != 0 {
 		v.errorf(-1, -1, "entry method %s must be static with no arguments", p.MethodName(p.Entry))

@@ -220,12 +220,13 @@ func add(a, b int32) int32 { return min(a+b, unreachable) }
 // of a callee's run to its return. Shortest distances in it are so lower
 // bounds of the threads' real ones.
 type flowGraph struct {
-	prog  *bytecode.Program
-	opts  vm.Options
-	base  []int32 // per method, its first node
-	cost  []int32
-	succ  [][]edge // per node
-	throw []bool   // per node: the instruction may throw
+	atomic bool // the program has atomic regions
+	prog   *bytecode.Program
+	opts   vm.Options
+	base   []int32 // per method, its first node
+	cost   []int32
+	succ   [][]edge // per node
+	throw  []bool   // per node: the instruction may throw
 	// handlers[i]: the handler and filter entries whose region covers
 	// node i.
 	handlers [][]int32
@@ -327,9 +328,12 @@ func newFlowGraphStarts(p *bytecode.Program, o vm.Options, start int32) *flowGra
 			case fl&bytecode.FlagReturn != 0:
 				sched = mm.Sync() // and a thread's last return, which Estimate counts
 			}
-			if sched || o.Granularity == vm.GranInstruction {
+			if (sched || o.Granularity == vm.GranInstruction) && !mm.InAtomic(int32(pc)) {
+				// (Inside an atomic region a transition goes on through
+				// scheduling points: 0 keeps the cost a lower bound.)
 				g.cost[i] = 1
 			}
+			g.atomic = g.atomic || len(mm.Atomic) > 0
 			g.throw[i] = mayThrow(in.Op)
 			for _, h := range mm.Handlers {
 				if h.Covers(int32(pc)) {
@@ -546,6 +550,11 @@ func (g *flowGraph) walk(m *vm.Machine, tid int32, pl *place) (to, end int32) {
 	// A thread's last return, or an exception no handler takes, ends it
 	// with a transition of its own; such an exception is an error unless
 	// the machine ignores them, and an error ends every path through it.
+	if g.atomic {
+		// A thread's last return inside an atomic region is no
+		// transition of its own.
+		return best, g.ending(normal, thrown)
+	}
 	return best, add(g.ending(normal, thrown), 1)
 }
 

@@ -137,6 +137,33 @@ func TestGenerated_handlers(t *testing.T) {
 	t.Logf("compared %d programs, %d with handlers", compared, withHandlers)
 }
 
+// TestGenerated_model is TestGenerated_mergingIsSound on programs written
+// as ported Promela models are (progen.GenerateModel): setup methods,
+// atomic regions, valid end states and monitor leaks must give the same
+// violations and end states merged as with single instructions, and DFS
+// as BFS.
+func TestGenerated_model(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	compared, withErrors := 0, 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		merged, ok := compareMerging(t, seed, progen.GenerateModel(seed))
+		if !ok {
+			continue
+		}
+		compared++
+		if len(merged.errors) > 0 {
+			withErrors++
+		}
+	}
+	if compared < n*3/4 || withErrors < compared/10 {
+		t.Errorf("compared %d of %d programs, %d with errors: too few", compared, n, withErrors)
+	}
+	t.Logf("compared %d programs, %d with errors", compared, withErrors)
+}
+
 // TestGenerate_deterministic checks that a seed always gives the same program.
 func TestGenerate_deterministic(t *testing.T) {
 	if progen.Generate(7) != progen.Generate(7) || progen.Generate(7) == progen.Generate(8) {

@@ -155,7 +155,9 @@ func genCount(t *testing.T, def int) int {
 
 // TestGenerated_reductionIsSound is the differential test of every
 // reduction against the unreduced search on generated programs (the POR
-// generator, the base one and the base one with exception handlers): each must find exactly the same violations, deadlocked
+// generator, the base one, the base one with exception handlers, and the
+// model one with setup methods, atomic regions, valid end states and
+// monitor leaks): each must find exactly the same violations, deadlocked
 // states and end states. MCVM_GEN_PROGRAMS sets how many programs of each
 // generator (default 60; a longer run: MCVM_GEN_PROGRAMS=5000).
 func TestGenerated_reductionIsSound(t *testing.T) {
@@ -166,8 +168,12 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 	}
 	var statesNone, statesAll int64
 	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
-	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}, {"handlers", handlers}} {
+	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}, {"handlers", handlers}, {"model", progen.GenerateModel}} {
 		compared, withErrors, reduced := 0, 0, 0
+		n := n
+		if g.name == "model" {
+			n = min(n, 6) // (their atomic regions leave little to reduce: fewer, to keep the package's time)
+		}
 		for seed := uint64(1); seed <= uint64(n); seed++ {
 			src := g.f(seed)
 			p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
@@ -277,13 +283,16 @@ type program struct {
 }
 
 // programs assembles the regression programs (testdata), the conformance
-// suite and the benchmark models at their SMALL configurations (a model
-// without one is left out), in that order.
+// suite, the benchmark models and the SPIN twins (benchmarks/peers) at
+// their SMALL configurations (a model without one is left out), in that
+// order.
 func programs(t *testing.T) []program {
 	t.Helper()
 	conf, _ := filepath.Glob("../testdata/conformance/*.mcasm")
 	regress, _ := filepath.Glob("testdata/*.mcasm")
 	models, _ := filepath.Glob("../benchmarks/models/*.mcasm")
+	peers, _ := filepath.Glob("../benchmarks/peers/*.mcasm") // the SPIN twins
+	models = append(models, peers...)
 	if len(conf) == 0 || len(models) == 0 || len(regress) == 0 {
 		t.Fatal("no programs found")
 	}

@@ -225,10 +225,12 @@ func heapTarget(t *Thread, op bytecode.Opcode) heap.Ref {
 // scheduling point: no other thread can observe or affect it before t
 // publishes the object, which takes a write to a shared location, itself a
 // scheduling point.
+// Inside an atomic region a gated instruction (see initAtomic) is local
+// while it is enabled: the transition goes on through it.
 func (m *Machine) localOp(t *Thread, o *op) bool {
 	r := heapTarget(t, o.op)
 	if r == heap.Null || !m.S.Heap.Valid(r) || !m.esc.localTo(&m.S, m.version, t, r) {
-		return false
+		return o.atomic && m.enabledAt(t, o)
 	}
 	if objOps[o.op].acquire {
 		// A monitor can be held by a thread that no longer holds a
@@ -302,7 +304,7 @@ type Access struct {
 // synchronized calls, and for a notified thread.
 func (m *Machine) NextAccess(tid int32) Access {
 	t := m.S.Threads[tid]
-	if t.Status != StatusRunnable {
+	if t.Status != StatusRunnable || m.next(t).into {
 		return Access{Footprint: Footprint{Kind: FootAny}}
 	}
 	o := m.next(t)
@@ -524,12 +526,12 @@ func (m *Machine) BackJump() bool { return m.back }
 // earlier accesses, when the objects were shared).
 func (m *Machine) NextFootprint(tid int32) Footprint {
 	t := m.S.Threads[tid]
-	switch t.Status {
+	switch m.footStatus(t) {
 	case StatusWaiting, StatusNotified:
 		return Footprint{Kind: FootMonitor, Write: true, Acquire: true, Obj: t.WaitObj}
 	case StatusRunnable:
 	default:
-		return Footprint{}
+		return m.otherFootprint(t)
 	}
 	o := m.next(t)
 	info := o.op.Info()
@@ -596,6 +598,29 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		return Footprint{Kind: FootMonitor, Write: true, Obj: f.Lock}
 	}
 	return Footprint{} // nothing shared (choose and yield too)
+}
+
+// statusInto stands, in NextFootprint, for a thread whose next
+// transition may run into an atomic region (op.into).
+const statusInto Status = 255
+
+// footStatus is t's status for NextFootprint: statusInto when its next
+// transition may run into an atomic region.
+func (m *Machine) footStatus(t *Thread) Status {
+	if (t.Status == StatusRunnable || t.Status == StatusWaiting || t.Status == StatusNotified) && m.next(t).into {
+		return statusInto
+	}
+	return t.Status
+}
+
+// otherFootprint is NextFootprint for a thread that is neither runnable
+// nor in wait, or whose transition may run into an atomic region (it may
+// touch anything: FootAny).
+func (m *Machine) otherFootprint(t *Thread) Footprint {
+	if m.footStatus(t) == statusInto {
+		return Footprint{Kind: FootAny}
+	}
+	return Footprint{}
 }
 
 // heldBy returns the object v refers to if thread t holds its monitor.

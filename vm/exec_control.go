@@ -216,6 +216,7 @@ func execRetval(m *Machine, t *Thread, o *op) bool {
 func (m *Machine) endThread(t *Thread, v Value) {
 	t.Status = StatusTerminated
 	t.Stack = t.Stack[:0]
+	m.leaked(t)
 	if m.evaling {
 		m.evalVal = v
 	}

@@ -221,6 +221,9 @@ func (m *Machine) uncaught(t *Thread, r heap.Ref) bool {
 	t.Stack = t.Stack[:0]
 	t.Pending = t.Pending[:0]
 	t.Status = StatusTerminated
+	if m.opts.IgnoreUncaught {
+		m.leaked(t)
+	}
 	return false
 }
 

@@ -142,6 +142,8 @@ func (m *Machine) keepFrom(ops []op) []bool {
 	for p := range ops {
 		o := &ops[p]
 		switch {
+		case o.atomic:
+			fixed[p] = true // a transition goes on in the region
 		case o.sched:
 			ok[p], fixed[p] = !o.local, true
 		case o.ret:
@@ -180,7 +182,7 @@ func (m *Machine) keepFrom(ops []op) []bool {
 	from := make([]bool, n)
 	for p := range ops {
 		a, b := succ(p)
-		from[p] = ops[p].op.Is(bytecode.FlagKeep) && allowed(a) && allowed(b)
+		from[p] = ops[p].op.Is(bytecode.FlagKeep) && !ops[p].atomic && allowed(a) && allowed(b)
 	}
 	return from
 }

@@ -3,6 +3,7 @@
 package vm
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -163,7 +164,13 @@ type Trans struct {
 // the whole bytecode.Instr before, whose operands a and b repeat, and was
 // 56 bytes, scaled by a multiplication.
 type op struct {
-	_     [8]byte // padding: at 32 bytes the pc is scaled by a shift
+	// atomic: strictly inside an atomic region (bytecode.Method.Atomic),
+	// where a transition goes on through scheduling points
+	atomic bool
+	// into: a transition that starts here may run on inside an atomic
+	// region, touching more than this instruction (see initAtomic)
+	into  bool
+	_     [6]byte // padding: at 32 bytes the pc is scaled by a shift
 	a, b  int64
 	op    bytecode.Opcode
 	sched bool // a scheduling point whatever the frame
@@ -243,6 +250,14 @@ type Machine struct {
 	symOrd []*Thread
 	// spin looks for a thread-local cycle in a long transition (spin.go).
 	spin spin
+	// initErr is what went wrong running the setup methods (Init).
+	initErr error
+	// hasEnds: some method has valid end states (Alive looks for them).
+	hasEnds bool
+	// leaks: a thread may end holding a monitor (the program has a
+	// monitorenter; a synchronized method's return releases its own) and
+	// that is an error (not Program.AllowLeak): leaked looks.
+	leaks bool
 }
 
 // New prepares a machine for a verified program p (as returned by
@@ -319,6 +334,13 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	for mi := range p.Methods {
 		m.code[mi] = m.decode(int32(mi))
 	}
+	m.initAtomic()
+	for mi := range p.Methods {
+		m.hasEnds = m.hasEnds || len(p.Methods[mi].Ends) > 0
+		for _, in := range p.Methods[mi].Code {
+			m.leaks = m.leaks || in.Op == bytecode.OpMonitorenter && !p.AllowLeak
+		}
+	}
 	m.keepable = make([][]bool, len(p.Methods))
 	for mi := range p.Methods {
 		m.keepable[mi] = m.keepFrom(m.code[mi])
@@ -326,6 +348,9 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 	m.invReads()
 	m.initDead()
 	m.Init()
+	if m.initErr != nil {
+		return nil, m.initErr
+	}
 	return m, nil
 }
 
@@ -335,8 +360,14 @@ func (m *Machine) Program() *bytecode.Program { return m.prog }
 // Options returns the machine's options.
 func (m *Machine) Options() Options { return m.opts }
 
-// Init sets the initial state: statics at their initial values and thread
-// 0 about to run the entry method.
+// ErrSetup is wrapped by the errors of New for a program whose setup
+// methods (or the threads they start, before their first scheduling
+// point) block, choose, loop or fault: there is no initial state.
+var ErrSetup = errors.New("vm: the setup methods do not make an initial state")
+
+// Init sets the initial state: statics at their initial values, thread
+// 0 about to run the entry method (if the program has one), and then the
+// threads the setup methods start (see setup).
 func (m *Machine) Init() {
 	m.replaced()
 	m.clock++
@@ -350,14 +381,86 @@ func (m *Machine) Init() {
 		s.Statics = append(s.Statics, p.Statics[i].Init)
 	}
 	s.Threads = s.Threads[:0]
-	t := m.newThread(p.Entry)
-	for i := int32(0); i < p.Methods[p.Entry].Locals; i++ {
-		t.push(Value{})
+	if p.Entry >= 0 {
+		t := m.newThread(p.Entry)
+		for i := int32(0); i < p.Methods[p.Entry].Locals; i++ {
+			t.push(Value{})
+		}
+		t.Status = StatusRunnable
+		if m.liveIn != nil {
+			m.zeroDead(t)
+		}
 	}
-	t.Status = StatusRunnable
-	if m.liveIn != nil {
-		m.zeroDead(t)
+	if len(p.Setup) > 0 {
+		m.initErr = m.setup()
 	}
+}
+
+// setup runs the setup methods, each to its end in a thread of its own
+// that is then removed (its Thread object freed, the threads created after
+// it renumbered), and runs each thread they started up to its first
+// scheduling point: the threads exist and wait at their first shared
+// access in the initial state, as Promela's active processes do, and
+// neither the setup nor their thread-local beginnings are transitions.
+// A setup method may allocate, write and start threads; one that blocks,
+// chooses, faults or ends holding a monitor is an error of the program.
+func (m *Machine) setup() error {
+	p := m.prog
+	s := &m.S
+	first := int32(len(s.Threads))
+	for _, si := range p.Setup {
+		k := int32(len(s.Threads))
+		t := m.newThread(si)
+		for i := int32(0); i < p.Methods[si].Locals; i++ {
+			t.push(Value{})
+		}
+		t.Status = StatusRunnable
+		for n := int64(0); t.Status == StatusRunnable; n++ {
+			o := m.next(t)
+			where := p.PosString(p.InstrPos(t.top().Method, t.top().PC))
+			if n == m.opts.MaxInvariantSteps || o.choosy || o.gate && !m.enabledAt(t, o) {
+				return fmt.Errorf("%w: %s: setup method %s blocks, chooses or loops here: a setup method must run straight to its end", ErrSetup, where, p.MethodName(si))
+			}
+			m.faulted = false
+			if !m.exec(t, o) && m.faulted {
+				return fmt.Errorf("%w: %s: setup method %s: %s", ErrSetup, where, p.MethodName(si), m.fault.Msg)
+			}
+		}
+		if t.Status != StatusTerminated {
+			return fmt.Errorf("%w: setup method %s waits: a setup method must run straight to its end", ErrSetup, p.MethodName(si))
+		}
+		s.Heap.Free(t.Obj)
+		n := len(s.Threads)
+		copy(s.Threads[k:], s.Threads[k+1:])
+		s.Threads = s.Threads[:n-1]
+		copy(m.pool[k:n], m.pool[k+1:n])
+		m.pool[n-1] = t
+		for _, u := range s.Threads[k:] {
+			u.ID--
+			s.Heap.Slots(u.Obj)[0] = int64(u.ID)
+			m.stamp(u)
+		}
+	}
+	for _, t := range s.Threads[first:] {
+		for n := 0; t.Status == StatusRunnable && n < MaxLocalSteps; n++ {
+			o := m.next(t)
+			if m.ends(t, o) || o.gate && !m.enabledAt(t, o) {
+				break
+			}
+			where := p.PosString(p.InstrPos(t.top().Method, t.top().PC))
+			m.faulted = false
+			if !m.exec(t, o) && m.faulted {
+				return fmt.Errorf("%w: %s: thread %d, started by a setup method, faults before its first scheduling point: %s", ErrSetup, where, t.ID, m.fault.Msg)
+			}
+		}
+		if m.liveIn != nil {
+			m.zeroDead(t)
+		}
+	}
+	m.faulted = false
+	m.replaced()
+	m.version++
+	return nil
 }
 
 // newThread creates a thread in status new with a frame for static method
@@ -578,13 +681,65 @@ func (m *Machine) Enabled(buf []Trans) []Trans {
 
 // Alive reports whether some started thread has not ended; with no
 // transition enabled that is a deadlock.
+// A thread at a valid end state (bytecode.Method.Ends) does not count:
+// it may stay there forever, as at a SPIN end label.
 func (m *Machine) Alive() bool {
 	for _, t := range m.S.Threads {
-		if t.Status != StatusNew && t.Status != StatusTerminated {
+		if t.Status != StatusNew && t.Status != StatusTerminated && !m.atEnd(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// atEnd reports whether thread t is at a valid end state: its next
+// instruction, or for a thread in wait its wait instruction, is one.
+func (m *Machine) atEnd(t *Thread) bool {
+	if !m.hasEnds || len(t.Frames) == 0 {
+		return false
+	}
+	f := t.top()
+	pc := f.PC
+	if t.Status == StatusWaiting || t.Status == StatusNotified {
+		pc--
+	}
+	return m.prog.Methods[f.Method].IsEnd(pc)
+}
+
+// leaked checks, as thread t ends (already terminated, its stack
+// empty), that it holds no monitor of an object still shared: reachable
+// from a static or from another thread that has not ended, so that some
+// thread could still want it. One it holds is a fault (unless the
+// program allows it, Program.AllowLeak) naming the class of the
+// monitor's object (not the object: its number depends on the
+// collector). A
+// monitor of an object nothing else reaches cannot block anyone: it is
+// not a leak (and the canonical state does not hold unreachable objects,
+// so a check that counted it would depend on when garbage is collected).
+func (m *Machine) leaked(t *Thread) {
+	if !m.leaks || m.evaling || t.ID < 0 {
+		return
+	}
+	h := &m.S.Heap
+	held := false
+	for i := range h.Objs {
+		if o := &h.Objs[i]; o.Owner == t.ID+1 && o.Kind != heap.KindFree {
+			held = true
+			break
+		}
+	}
+	if !held {
+		return
+	}
+	m.version++ // t has ended: the owners below leave it out
+	m.esc.owners(&m.S, m.version)
+	for r := heap.Ref(1); int(r) <= h.Len() && int(r) <= len(m.esc.owner); r++ {
+		if o := h.Obj(r); o.Kind != heap.KindFree && o.Owner == t.ID+1 && m.esc.owner[r-1] != 0 {
+			m.setFault(t, FaultException, bytecode.ClassIllegalMonitorState,
+				"thread "+itoa(int64(t.ID))+" ended holding the monitor of a "+m.objName(r)+" that other threads can reach; declare .allowleak if that is meant")
+			return
+		}
+	}
 }
 
 // Where returns the method and pc thread tid executes next (-1, -1 if it
@@ -675,6 +830,75 @@ func (m *Machine) step(tr Trans) *Fault {
 // escape analysis does not make local.
 func (m *Machine) ends(t *Thread, o *op) bool {
 	return (o.sched || (o.ret && len(t.Frames) == 1)) && (!o.local || !m.localOp(t, o))
+}
+
+// initAtomic marks the instructions strictly inside atomic regions
+// (op.atomic) and makes them not end a transition, except where the
+// thread blocks in the region (it loses atomicity until it runs again, as
+// in SPIN: a gated instruction is made local, which localOp grants while
+// it is enabled) and at a choice point (a transition takes one choice, at
+// its first instruction); a thread's last return inside a region ends it
+// within the transition. It also marks the instructions whose transitions may run on into one (op.into):
+// every instruction of a method with a region or of a method such a
+// method may call, the returns and calls of every method (a return may
+// go back into a region), and all of them when an exception handler
+// starts in a region. Their footprints are FootAny, so that the
+// reductions take the whole transition as dependent on everything.
+func (m *Machine) initAtomic() {
+	p := m.prog
+	into := make([]bool, len(p.Methods))
+	var work []int32
+	all := false
+	for mi := range p.Methods {
+		mm := &p.Methods[mi]
+		if len(mm.Atomic) == 0 {
+			continue
+		}
+		into[mi] = true
+		work = append(work, int32(mi))
+		for _, h := range mm.Handlers {
+			for _, r := range mm.Atomic {
+				all = all || h.Target >= r.Start && h.Target < r.End
+			}
+		}
+	}
+	if len(work) == 0 {
+		return
+	}
+	for len(work) > 0 {
+		mi := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, in := range p.Methods[mi].Code {
+			var callees []int32
+			switch in.Op {
+			case bytecode.OpInvokestatic:
+				callees = []int32{int32(in.A)}
+			case bytecode.OpInvokevirtual:
+				callees = append([]int32{int32(in.A)}, m.vtab[in.A]...)
+			}
+			for _, c := range callees {
+				if c >= 0 && !into[c] {
+					into[c] = true
+					work = append(work, c)
+				}
+			}
+		}
+	}
+	for mi := range p.Methods {
+		mm := &p.Methods[mi]
+		for pc := range m.code[mi] {
+			o := &m.code[mi][pc]
+			o.atomic = mm.InAtomic(int32(pc))
+			o.into = all || into[mi] || o.ret || o.op == bytecode.OpInvokestatic || o.op == bytecode.OpInvokevirtual
+			switch {
+			case !o.atomic || o.choosy:
+			case o.gate:
+				o.local = true
+			default:
+				o.sched, o.ret, o.local = false, false, false
+			}
+		}
+	}
 }
 
 // exec runs one instruction: the one place executors are called from.
