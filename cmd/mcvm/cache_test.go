@@ -40,7 +40,7 @@ func TestCheck_cache(t *testing.T) {
 		{"--cache", "100", "--cache-policy", "random", "--seed", "5", "--por", "none", "--hash-compact"},
 	} {
 		var out, errb bytes.Buffer
-		code := runCheck(append(append([]string{"-DN=3", "--continue"}, args...), model), &out, &errb)
+		code := runCheck(append(append([]string{"-DN=3", "--continue", "--stats"}, args...), model), &out, &errb)
 		if code != exitViolation || !strings.Contains(out.String(), "verdict:     deadlock") || !strings.Contains(out.String(), "cache:       held") {
 			t.Errorf("check %v: exit %d\n%s%s", args, code, out.String(), errb.String())
 		}

@@ -103,12 +103,17 @@ func runDoc(dir, cmd string) (int, []string) {
 		switch {
 		case strings.HasSuffix(a, ".mcasm") || strings.HasSuffix(a, ".mcb"):
 			args[i] = filepath.Join(dir, a)
+			if _, err := os.Stat(args[i]); err != nil {
+				// A path from the repository's root, as the text says.
+				args[i] = filepath.Join("..", "..", a)
+			}
 		case docOut != "" && (strings.HasSuffix(a, ".scc") || strings.HasSuffix(a, ".trail") || strings.HasSuffix(a, ".html")):
 			args[i] = filepath.Join(docOut, a) // files the commands write go to the test's directory
 		}
 	}
 	code, out, errs := runMain(args...)
 	text := strings.ReplaceAll(out+errs, filepath.Clean(dir)+"/", "")
+	text = strings.ReplaceAll(text, "../../", "")
 	if docOut != "" {
 		text = strings.ReplaceAll(text, docOut+"/", "")
 	}
