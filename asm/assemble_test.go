@@ -388,8 +388,8 @@ func TestSuggest(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := suggest(tt.name, mnemonics); got != tt.want {
-			t.Errorf("suggest(%q) = %q, want %q", tt.name, got, tt.want)
+		if got := Suggest(tt.name, mnemonics); got != tt.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

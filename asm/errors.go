@@ -95,10 +95,12 @@ func finish(errs []*Error, more int) ErrorList {
 	return out
 }
 
-// suggest returns the candidate closest to name by edit distance, or "" if
-// none is close enough to be a plausible typo. Ties go to the
-// lexicographically smallest candidate so that messages are deterministic.
-func suggest(name string, candidates []string) string {
+// Suggest returns the candidate closest to name by edit distance, or "" if
+// none is close enough to be a plausible typo (a third of its length,
+// ignoring case). Ties go to the lexicographically smallest candidate so
+// that messages are deterministic. The command line suggests commands and
+// flags with it too.
+func Suggest(name string, candidates []string) string {
 	// Long names are not typos worth a quadratic edit distance.
 	if name == "" || len(name) > maxSuggestLen {
 		return ""
@@ -126,7 +128,7 @@ const maxSuggestLen = 64
 
 // didYouMean returns ` (did you mean "x"?)` for the closest candidate, or "".
 func didYouMean(name string, candidates []string) string {
-	if s := suggest(name, candidates); s != "" {
+	if s := Suggest(name, candidates); s != "" {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""

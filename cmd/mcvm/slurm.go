@@ -105,17 +105,7 @@ exec %s certify --task %s/task-"$SLURM_ARRAY_TASK_ID" --fp-out %s/task-"$SLURM_A
 #SBATCH --output=%s
 exec %s merge-fp %s
 `, filepath.Join(dir, "verdict.txt"), q(self), strings.Join(fps, " "))
-	submit := fmt.Sprintf(`#!/bin/sh
-# Submits the certification tasks' job array and, to run when it has
-# ended, the merge job, which writes the verdict to verdict.txt. Prints
-# the two job ids.
-set -eu
-cd %s
-array=$(sbatch --parsable certify.sbatch)
-array=${array%%%%;*}
-echo "$array"
-sbatch --parsable --dependency=afterany:"$array" merge.sbatch
-`, q(dir))
+	submit := slurmSubmit(dir, "the certification tasks' job array", "certify.sbatch", "the merge job, which writes the verdict to verdict.txt", "merge.sbatch")
 	for name, text := range map[string]string{"certify.sbatch": array, "merge.sbatch": merge, "submit.sh": submit} {
 		if err := replaceFile(filepath.Join(dir, name), []byte(text)); err != nil {
 			return fail(stderr, "certify", err)
@@ -124,4 +114,21 @@ sbatch --parsable --dependency=afterany:"$array" merge.sbatch
 	fmt.Fprintf(stdout, "wrote %d certification tasks and their Slurm jobs to %s: submit them with sh %s; the verdict goes to %s\n",
 		len(part.Tasks), dir, filepath.Join(dir, "submit.sh"), filepath.Join(dir, "verdict.txt"))
 	return exitOK
+}
+
+// slurmSubmit returns submit.sh for dir: it submits the job array in
+// script first (what) and then script then (thenWhat), to run when the
+// array has ended (afterany: a failed element still reaches it), and
+// prints the two job ids.
+func slurmSubmit(dir, what, first, thenWhat, then string) string {
+	return fmt.Sprintf(`#!/bin/sh
+# Submits %s and, to run when it has ended,
+# %s. Prints the two job ids.
+set -eu
+cd %s
+array=$(sbatch --parsable %s)
+array=${array%%%%;*}
+echo "$array"
+sbatch --parsable --dependency=afterany:"$array" %s
+`, what, thenWhat, shellQuote(dir), first, then)
 }

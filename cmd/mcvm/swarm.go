@@ -449,16 +449,7 @@ exec %s swarm --run-job "$SLURM_ARRAY_TASK_ID" %s
 #SBATCH --output=%s
 exec %s swarm --collect %s
 `, filepath.Join(dir, "collect.txt"), q(sw.Mcvm), q(dir))
-	submit := fmt.Sprintf(`#!/bin/sh
-# Submits the swarm's job array and, to run when it has ended, the job
-# that writes the report to collect.txt. Prints the two job ids.
-set -eu
-cd %s
-array=$(sbatch --parsable swarm.sbatch)
-array=${array%%%%;*}
-echo "$array"
-sbatch --parsable --dependency=afterany:"$array" collect.sbatch
-`, q(dir))
+	submit := slurmSubmit(dir, "the swarm's job array", "swarm.sbatch", "the job that writes the report to collect.txt", "collect.sbatch")
 	for name, text := range map[string]string{"swarm.sbatch": job, "collect.sbatch": collect, "submit.sh": submit} {
 		if err := replaceFile(filepath.Join(dir, name), []byte(text)); err != nil {
 			return err

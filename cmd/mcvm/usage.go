@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"mcvm/asm"
 )
 
 // version returns mcvm's version: the module's, or for a build from a
@@ -41,41 +43,13 @@ func version() string {
 	return fmt.Sprintf("mcvm %s (%s)", v, runtime.Version())
 }
 
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// suggest returns " (did you mean X?)" for the candidate closest to name,
-// if one is close enough (a third of its length, plus one), else "".
+// suggest returns " (did you mean X?)" for the candidate closest to name
+// (asm.Suggest), if one is close enough, else "".
 func suggest(name string, candidates []string) string {
-	best, bestD := "", len(name)/3+2
-	for _, c := range candidates {
-		d := editDistance(name, c)
-		if d < bestD || d == bestD && best != "" && c < best {
-			best, bestD = c, d
-		}
+	if best := asm.Suggest(name, candidates); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return ""
 }
 
 // flagSuggestion returns a suggestion for the flag a pflag parse error
