@@ -50,7 +50,8 @@ func TestPartition(t *testing.T) {
 	}
 }
 
-// TestSimulate prints, with MCVM_DISTSIM=1, the loads of 16 and 64
+// TestSimulate prints, with MCVM_DISTSIM=1 (MCVM_DISTSIM_CASES=philo,rwvsn
+// to choose graphs by their first word), the loads of 16 and 64
 // machines for the dining philosophers N = 10 (reduced: the space a
 // distributed search with the static proviso stores), the deadlock-free
 // ones N = 9, and the suite's largest configuration, rwvsn LARGE
@@ -69,11 +70,26 @@ func TestSimulate(t *testing.T) {
 		{"philo_ok N=9, --por none", "../../benchmarks/models/philo_ok.mcasm", map[string]int64{"N": 9}, por.None},
 		{"rwvsn LARGE, --por none", "../../benchmarks/models/rwvsn.mcasm", map[string]int64{"READERS": 3, "WRITERS": 2}, por.None},
 	}
+	if only := os.Getenv("MCVM_DISTSIM_CASES"); only != "" {
+		var keep []struct {
+			name string
+			path string
+			defs map[string]int64
+			mode por.Mode
+		}
+		for _, c := range cases {
+			if strings.Contains(only, strings.Fields(c.name)[0]) {
+				keep = append(keep, c)
+			}
+		}
+		cases = keep
+	}
 	var b strings.Builder
 	fmt.Fprintln(&b, "| graph | states | transitions | machines | states/machine max / mean | sent max | received max | transitions crossing | message MiB | barriers |")
 	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, c := range cases {
 		g := record(t, c.path, c.defs, c.mode)
+		t.Logf("%s recorded: %d states, %d transitions", c.name, len(g.FP), len(g.Edges))
 		for _, k := range []int{16, 64} {
 			l := g.Partition(k)
 			fmt.Fprintf(&b, "| %s | %d | %d | %d | %.0f / %.0f (%.3f) | %d | %d | %.3f | %.1f | %d |\n", c.name, len(g.FP), len(g.Edges), k,
