@@ -23,9 +23,10 @@ type Worker struct {
 }
 
 // shardBits is the log2 of the visited set's shards: a state's shard is
-// its fingerprint's low bits (the stores place states by the top ones),
-// and each shard has its own lock, so that workers rarely wait for one
-// another.
+// the top bits of its fingerprint times an odd constant (neither the
+// fingerprint's top bits, by which the stores place states, nor its low
+// bits, which go with the top ones), and each shard has its own lock, so
+// that workers rarely wait for one another.
 const shardBits = 8
 
 var errParallel = errors.New("--workers needs the exact store or --hash-compact, and no dpor, --max-depth, goal or --proviso other than static")
@@ -412,7 +413,7 @@ func (w *pworker) tick() bool {
 // it returns its global id (-1 for a state seen before by a lossy store)
 // and whether it is new.
 func (p *parallel) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, bool) {
-	i := fp & (1<<shardBits - 1)
+	i := (fp * 0x9e3779b97f4a7c15) >> (64 - shardBits)
 	sh := &p.shards[i]
 	sh.mu.Lock()
 	id, isNew := sh.set.add(enc, nil, fp)
