@@ -226,17 +226,10 @@ func Describe(m *vm.Machine, path []vm.Trans, states bool) (*Trace, error) {
 	var b before
 	begun := map[int32]bool{}
 	for i, t := range path {
-		buf = m.Enabled(buf[:0])
-		k := int32(0)
-		ok := false
-		for _, e := range buf {
-			if e.Thread == t.Thread {
-				k++
-				ok = ok || e == t
-			}
-		}
-		if !ok {
-			return tr, fmt.Errorf("%w: step %d: thread %d with choice %d is not enabled", ErrReplay, i+1, t.Thread, t.Choice)
+		var k int32
+		var err error
+		if buf, k, err = enabledStep(m, buf, i, t); err != nil {
+			return tr, err
 		}
 		th := m.S.Threads[t.Thread]
 		st := Step{Thread: t.Thread, Choice: -1, Choices: k}

@@ -55,6 +55,25 @@ type Step struct {
 // ErrReplay is wrapped by errors of Replay: the path does not fit the program.
 var ErrReplay = errors.New("trail does not replay")
 
+// enabledStep checks that tr, step i of a path, is enabled in the state
+// m holds, and returns how many choices its thread has there (buf is
+// scratch, returned grown).
+func enabledStep(m *vm.Machine, buf []vm.Trans, i int, tr vm.Trans) ([]vm.Trans, int32, error) {
+	buf = m.Enabled(buf[:0])
+	n := int32(0)
+	ok := false
+	for _, e := range buf {
+		if e.Thread == tr.Thread {
+			n++
+			ok = ok || e == tr
+		}
+	}
+	if !ok {
+		return buf, n, fmt.Errorf("%w: step %d: thread %d with choice %d is not enabled", ErrReplay, i+1, tr.Thread, tr.Choice)
+	}
+	return buf, n, nil
+}
+
 // Replay runs path from the initial state and returns its steps and the
 // fault at its end: the fault of the last transition, or, checked in the
 // final state as the search does, an invariant violation or deadlock.
@@ -64,17 +83,10 @@ func Replay(m *vm.Machine, path []vm.Trans) ([]Step, *vm.Fault, error) {
 	var steps []Step
 	var buf []vm.Trans
 	for i, tr := range path {
-		buf = m.Enabled(buf[:0])
-		n := int32(0)
-		ok := false
-		for _, e := range buf {
-			if e.Thread == tr.Thread {
-				n++
-				ok = ok || e == tr
-			}
-		}
-		if !ok {
-			return steps, nil, fmt.Errorf("%w: step %d: thread %d with choice %d is not enabled", ErrReplay, i+1, tr.Thread, tr.Choice)
+		var n int32
+		var err error
+		if buf, n, err = enabledStep(m, buf, i, tr); err != nil {
+			return steps, nil, err
 		}
 		st := Step{Thread: tr.Thread, Choice: -1, Choices: n}
 		if meth, pc := m.Where(tr.Thread); meth >= 0 {
