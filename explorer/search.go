@@ -3,13 +3,11 @@
 package explorer
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 	"time"
 
 	"mcvm/vm"
@@ -200,7 +198,7 @@ type search struct {
 	// viol and violKey hold Options.KeepViolations' violations and
 	// their keys (violationKey).
 	viol    []Violation
-	violKey map[string]int
+	violKey map[violationKey]int
 
 	nextProgress time.Time
 	checks       int
@@ -376,7 +374,7 @@ func (s *search) record(f *vm.Fault, id int32, last *vm.Trans) {
 // (then transition last), if it is a violation not seen before or a
 // shorter path to one seen.
 func (s *search) keepViolation(f *vm.Fault, id int32, last *vm.Trans) {
-	key := s.violationKey(f)
+	key := s.violationKeyOf(f)
 	i, seen := s.violKey[key]
 	if !seen && len(s.viol) >= s.opts.KeepViolations {
 		return
@@ -388,7 +386,7 @@ func (s *search) keepViolation(f *vm.Fault, id int32, last *vm.Trans) {
 	switch {
 	case !seen:
 		if s.violKey == nil {
-			s.violKey = map[string]int{}
+			s.violKey = map[violationKey]int{}
 		}
 		s.violKey[key] = len(s.viol)
 		s.viol = append(s.viol, Violation{Fault: *f, Path: path})
@@ -413,20 +411,30 @@ func (s *search) pathLen(id int32, last *vm.Trans) int {
 	return len(s.pathTo(id, last))
 }
 
-// violationKey names the kind and place of fault f: the instruction of a
-// transition's fault, the invariant of a violation, and for a deadlock
-// where each thread of the current state is.
-func (s *search) violationKey(f *vm.Fault) string {
-	if f.Kind != vm.FaultDeadlock {
-		return fmt.Sprintf("%d %t %d %d %s", f.Kind, f.Thread < 0, f.Method, f.PC, f.Msg)
+// violationKey names the kind and place of a fault: the instruction of a
+// transition's fault, the invariant of a violation, and for a deadlock a
+// hash of where each thread of the state is (two deadlocks whose places
+// collide in 64 bits are listed as one: a report's grouping, never a
+// verdict). A comparable struct, so that an error costs no formatting.
+type violationKey struct {
+	kind        vm.FaultKind
+	noThread    bool
+	method, pc  int32
+	msg         string
+	placesOfAll uint64
+}
+
+func (s *search) violationKeyOf(f *vm.Fault) violationKey {
+	k := violationKey{kind: f.Kind, noThread: f.Thread < 0, method: f.Method, pc: f.PC, msg: f.Msg}
+	if f.Kind == vm.FaultDeadlock {
+		k = violationKey{kind: f.Kind, placesOfAll: 0x9e3779b97f4a7c15}
+		for t := range s.m.NumThreads() {
+			meth, pc := s.m.Where(int32(t))
+			x := uint64(s.m.ThreadStatus(int32(t)))<<56 ^ uint64(uint32(meth))<<28 ^ uint64(uint32(pc))
+			k.placesOfAll = (k.placesOfAll^x)*0xbf58476d1ce4e5b9 + uint64(t)
+		}
 	}
-	var b strings.Builder
-	b.WriteString("deadlock")
-	for t := range s.m.NumThreads() {
-		meth, pc := s.m.Where(int32(t))
-		fmt.Fprintf(&b, " %d:%d:%d", s.m.ThreadStatus(int32(t)), meth, pc)
-	}
-	return b.String()
+	return k
 }
 
 // check evaluates the properties of new state id and appends its enabled
