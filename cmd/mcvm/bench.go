@@ -4,9 +4,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +62,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	symmetry := fs.Bool("symmetry", false, "per model run: thread symmetry reduction, for the models that never read a thread's id (as for check; the others run without it)")
 	dead := fs.Bool("dead-locals", false, "per model run: dead variable reduction (as for check)")
 	gcName := fs.String("gc", "mark-sweep", "per model run: the garbage collector of the active heap, mark-sweep, memoised or none (as for check; dpor modes never collect)")
-	plotFile := fs.String("plot", "", "draw the suite against JPF's published figures (states, time; log scales) to this SVG `FILE` (implies --compare)")
+	plotFile := fs.String("plot", "", "draw states and time against JPF's figures to this SVG `FILE` with mcvm-plot (implies --compare)")
 	porModes := fs.StringSlice("por", []string{"all"}, "partial-order reduction modes to run each model with, comma separated (none, escape, ample, all): one row per mode, with the reduction factor against the first")
 	if done, code := parse(fs, args, stderr, 0); done {
 		return code
@@ -207,13 +210,34 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// writePlotFile writes bench --plot's SVG to path.
+// writePlotFile writes bench --plot's SVG to path. mcvm-plot draws it
+// (the plotting library is kept out of this binary); it is looked for
+// beside this executable, then on PATH.
 func writePlotFile(path string, rows []bench.Row) error {
-	var b bytes.Buffer
-	if err := bench.WritePlot(&b, rows); err != nil {
+	plotter := ""
+	if self, err := os.Executable(); err == nil {
+		if p, err := exec.LookPath(filepath.Join(filepath.Dir(self), "mcvm-plot")); err == nil {
+			plotter = p
+		}
+	}
+	if plotter == "" {
+		p, err := exec.LookPath("mcvm-plot")
+		if err != nil {
+			return fmt.Errorf("--plot draws with mcvm-plot, found neither beside mcvm nor on PATH (go build -o DIR/mcvm-plot ./cmd/mcvm-plot, DIR beside mcvm)")
+		}
+		plotter = p
+	}
+	in, err := json.Marshal(map[string]any{"rows": rows})
+	if err != nil {
 		return fmt.Errorf("--plot: %w", err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	var out, errs bytes.Buffer
+	cmd := exec.Command(plotter)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &out, &errs
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("--plot: %s: %v: %s", plotter, err, strings.TrimSpace(errs.String()))
+	}
+	if err := replaceFile(path, out.Bytes()); err != nil {
 		return fmt.Errorf("--plot: %w", err)
 	}
 	return nil

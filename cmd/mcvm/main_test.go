@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"mcvm/internal/bench"
 	"mcvm/por"
 )
 
@@ -812,4 +815,39 @@ func TestCPUProfile(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--cpuprofile") {
 		t.Errorf("check --cpuprofile into a missing directory: exit %d, stderr %q; want %d naming the flag", code, stderr, exitUsage)
 	}
+}
+
+// TestBench_plot: bench --plot draws with mcvm-plot found on PATH and
+// writes its SVG whole; without mcvm-plot it is an error that says how to
+// build it.
+func TestBench_plot(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	rows := []bench.Row{{Model: "philo", POR: "all", Verdict: "deadlock", States: 100, TimeS: 2,
+		Published: []bench.PublishedFigure{{Source: "a", States: f(300), TimeS: f(4)}}}}
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	out := filepath.Join(dir, "suite.svg")
+	if err := writePlotFile(out, rows); err == nil || !strings.Contains(err.Error(), "go build -o DIR/mcvm-plot") {
+		t.Errorf("--plot without mcvm-plot = %v", err)
+	}
+	build := exec.Command(goTool(t), "build", "-o", filepath.Join(dir, "mcvm-plot"), "mcvm/cmd/mcvm-plot")
+	if msg, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build mcvm-plot: %v\n%s", err, msg)
+	}
+	if err := writePlotFile(out, rows); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(svg, []byte("</svg>")) || !bytes.Contains(svg, []byte("philo")) {
+		t.Errorf("the plot file: %v, %.200q", err, svg)
+	}
+}
+
+// goTool is the go command of the toolchain running the test.
+func goTool(t *testing.T) string {
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("no go command at %s", p)
+	}
+	return p
 }

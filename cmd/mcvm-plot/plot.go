@@ -1,6 +1,6 @@
 // The suite against the published Java PathFinder figures, as a plot.
 
-package bench
+package main
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"mcvm/internal/bench"
 )
 
 // ErrNothingToPlot is returned by WritePlot when no row has published
@@ -22,7 +24,7 @@ var ErrNothingToPlot = errors.New("no model has published figures to plot")
 // WritePlot draws rows against their published figures (Row.Published,
 // the first at the same parameters, else the first): states stored and
 // time, mcvm's point beside JPF's for each model, on log scales, as SVG.
-func WritePlot(w io.Writer, rows []Row) error {
+func WritePlot(w io.Writer, rows []bench.Row) error {
 	var names []string
 	var ours, theirs [2]plotter.Values // 0: states, 1: time
 	for i := range rows {
@@ -84,7 +86,7 @@ func WritePlot(w io.Writer, rows []Row) error {
 
 // bestFigure is the published figure a row is plotted against: the first
 // measured at the same parameters, else the first.
-func bestFigure(fs []PublishedFigure) *PublishedFigure {
+func bestFigure(fs []bench.PublishedFigure) *bench.PublishedFigure {
 	for i := range fs {
 		if fs[i].SameParams {
 			return &fs[i]
