@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -359,7 +360,7 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 		}
 		f := v.Fault
 		rep.Violations = append(rep.Violations, violation{Kind: explorer.VerdictOf(f.Kind).String(), Message: faultMessage(p, &f),
-			Trace: toTrace(tr), Threads: threadEnds(m)})
+			Trace: toTrace(tr, rep.src), Threads: threadEnds(m)})
 	}
 	if o := opts.Order; o == explorer.BestFirst || o == explorer.AStar || o == explorer.IDA {
 		rep.Heuristic, rep.Expanded, rep.Reopened, rep.Iterations = *sf.heuristic, res.Stats.Expanded, res.Stats.Reopened, res.Stats.Iterations
@@ -405,10 +406,12 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	case *sf.out.quiet:
 		rep.printVerdict(stdout)
 	default:
-		rep.print(stdout)
+		w := bufio.NewWriter(stdout) // a trace is many short lines
+		rep.print(w)
 		if *sf.trail != "" && res.Fault != nil {
-			fmt.Fprintf(stdout, "trail written to %s (replay: mcvm replay %s %s)\n", *sf.trail, *sf.trail, model)
+			fmt.Fprintf(w, "trail written to %s (replay: mcvm replay %s %s)\n", *sf.trail, *sf.trail, model)
 		}
+		w.Flush()
 	}
 	return exitCode(res.Verdict)
 }
@@ -710,6 +713,7 @@ type report struct {
 	command   string         // the command printed in the first line
 	stats     bool           // --stats: print the search's internals
 	values    bool           // --values: print the values steps changed
+	src       sources        // the source lines the traces quote
 }
 
 func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.Order, res *explorer.Result,
@@ -719,7 +723,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 		Model: model, Verdict: res.Verdict.String(), Limit: res.Limit, Granularity: g.String(), Search: o.String(),
 		States: st.States, Transitions: st.Transitions, Revisits: st.Revisits, MaxDepth: st.MaxDepth,
 		Errors: st.Errors, Instructions: st.Instructions, ElapsedS: st.Elapsed.Seconds(),
-		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none",
+		StatesPerS: st.StatesPerSecond(), Trace: []traceStep{}, Threads: ends, POR: "none", src: sources{},
 		Reduced: st.Reduced, Chained: st.Chained, ChainReduced: st.ChainedReduced, Slept: st.Slept, Woken: st.Woken, SleepAgain: st.SleepAgain,
 		Twins: st.Twins, Evicted: st.Evicted, Decoded: st.Decoded,
 	}
@@ -742,7 +746,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	if res.Fault != nil {
 		r.Message = faultMessage(p, res.Fault)
 	}
-	r.Trace = toTrace(tr)
+	r.Trace = toTrace(tr, r.src)
 	if tr != nil {
 		r.Involved = tr.Involved
 	}

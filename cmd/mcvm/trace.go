@@ -77,9 +77,9 @@ type traceStep struct {
 	Changes []explorer.Change `json:"changes"`
 }
 
-// sources reads the lines of source files for traces, each file once. A
-// file that cannot be read (a .mcb whose source is elsewhere) gives no
-// lines.
+// sources reads the lines of source files for traces, each file once per
+// report. A file that cannot be read (a .mcb whose source is elsewhere)
+// gives no lines.
 type sources map[string][]string
 
 func (s sources) line(file string, line int32) string {
@@ -96,11 +96,10 @@ func (s sources) line(file string, line int32) string {
 	return strings.TrimSpace(lines[line-1])
 }
 
-func toTrace(tr *explorer.Trace) []traceStep {
+func toTrace(tr *explorer.Trace, src sources) []traceStep {
 	if tr == nil {
 		return []traceStep{}
 	}
-	src := sources{}
 	out := make([]traceStep, 0, len(tr.Steps))
 	for i, s := range tr.Steps {
 		ts := traceStep{Step: i + 1, Thread: s.Thread, Method: s.Method, PC: s.PC, Instr: s.Instr, Pos: s.Pos,
