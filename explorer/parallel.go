@@ -22,12 +22,17 @@ type Worker struct {
 	Reducer Reducer // nil: no reduction
 }
 
-// shardBits is the log2 of the visited set's shards: a state's shard is
+// shardBits is the log2 of the exact store's shards: a state's shard is
 // the top bits of its fingerprint times an odd constant (neither the
 // fingerprint's top bits, by which the stores place states, nor its low
 // bits, which go with the top ones), and each shard has its own lock, so
-// that workers rarely wait for one another.
+// that workers rarely wait for one another. (Hash compaction shares one
+// table without locks, sharedFingerprints.)
 const shardBits = 8
+
+// reserveBlock is how much room in the shared fingerprint table a worker
+// reserves at a time, so that workers seldom touch the shared count.
+const reserveBlock = 256
 
 var errParallel = errors.New("--workers needs the exact store or --hash-compact, and no dpor, --max-depth, goal or --proviso other than static")
 
@@ -59,15 +64,15 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 	start := time.Now()
 	workers = max(workers, 1)
 	p := &parallel{opts: opts, tune: opts.tuning(), start: start, lis: NewListenerSet(opts.Listeners)}
-	p.shards = make([]shard, 1<<shardBits)
-	for i := range p.shards {
-		sh := &p.shards[i]
-		if opts.Storage == StorageHashCompact {
-			sh.set = newCompactStore(opts.MemoryLimit)
-		} else {
-			st := newStore(1 << 10)
+	if opts.Storage == StorageHashCompact {
+		p.fps = &sharedFingerprints{slots: make([]uint64, max(p.tune.ParallelSlots, 16))}
+	} else {
+		// As many slots in all as one store starts with.
+		p.shards = make([]shard, 1<<shardBits)
+		for i := range p.shards {
+			st := newStore(1 << 16 >> shardBits)
 			st.SetMemoryLimit(opts.MemoryLimit)
-			sh.set = st
+			p.shards[i].set = st
 		}
 	}
 	ws := make([]*pworker, workers)
@@ -76,22 +81,18 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 		if err != nil {
 			return nil, err
 		}
-		ws[i] = &pworker{p: p, m: w.Machine, red: w.Reducer, err: noError()}
+		ws[i] = &pworker{p: p, index: int64(i), m: w.Machine, red: w.Reducer, err: noError()}
 	}
+	p.workers = int64(workers)
 	p.run(ws)
 	return p.result(ws), nil
 }
 
-// shard is one lock's part of the shared visited set: its store, and for
-// each state it holds (by the store's id) the state it was reached from
-// and how (a global id: the store's id times the number of shards, plus
-// the shard's index).
+// shard is one lock's part of the exact store.
 type shard struct {
-	mu     sync.Mutex
-	set    visitedSet
-	parent []int64
-	via    []vm.Trans
-	_      [64]byte // (keeps the locks of neighbouring shards off one cache line)
+	mu  sync.Mutex
+	set visitedSet
+	_   [64]byte // (keeps the locks of neighbouring shards off one cache line)
 }
 
 // parallel is a parallel search's shared state.
@@ -100,8 +101,11 @@ type parallel struct {
 	tune     Tuning
 	lis      ListenerSet
 	start    time.Time
-	shards   []shard
-	level    []pentry // the level being expanded
+	shards   []shard             // the exact store
+	fps      *sharedFingerprints // hash compaction's table
+	free     atomic.Int64        // room in fps not reserved by a worker
+	workers  int64
+	level    []pentry // the level (or the part of it) being expanded
 	err      perror   // the error reported: the least of the first level with one
 	next     atomic.Int64
 	states   atomic.Int64
@@ -114,7 +118,9 @@ type parallel struct {
 }
 
 // pentry is a state of a level: its global id, and its encoding in the
-// worker's arena that reached it.
+// worker's arena that reached it. A global id is the index of the state
+// in the parent and via of the worker that stored it, times the number of
+// workers, plus that worker's index.
 type pentry struct {
 	gid int64
 	fp  uint64
@@ -124,6 +130,7 @@ type pentry struct {
 // pworker is a worker's own state.
 type pworker struct {
 	p       *parallel
+	index   int64
 	m       *vm.Machine
 	red     Reducer
 	trans   []vm.Trans
@@ -139,6 +146,10 @@ type pworker struct {
 	err     perror // the least error found in the level
 	errs    int64
 	expands int64
+	parent  []int64    // for each state this worker stored, the global id it was reached from
+	via     []vm.Trans // and by which transition
+	room    int64      // room in the fingerprint table reserved and not used
+	defer_  []pentry   // states of the level left until the table has grown
 }
 
 // perror is an error found in a level, ordered by where: the state's
@@ -189,8 +200,12 @@ func (p *parallel) run(ws []*pworker) {
 	if enc == nil {
 		enc = w0.m.Encode(nil)
 	}
-	gid, _ := p.add(enc, fp, -1, vm.Trans{})
+	gid, _ := w0.add(enc, fp, -1, vm.Trans{})
 	p.states.Store(1)
+	if p.fps != nil {
+		w0.room = 0
+		p.free.Store(p.fps.room(1))
+	}
 	var f *vm.Fault
 	w0.chk, f, _ = CheckState(w0.m, p.tune.SkipInvariants, w0.chk[:0])
 	if f != nil {
@@ -204,19 +219,12 @@ func (p *parallel) run(ws []*pworker) {
 	}
 	nextProgress := p.start.Add(max(p.opts.ProgressEvery, 5*time.Second))
 	for len(p.level) > 0 && !p.stop.Load() && (p.err.f == nil || p.opts.Continue) {
-		p.next.Store(0)
-		var wg sync.WaitGroup
 		for _, w := range ws {
 			// The level being expanded reads the arenas written last.
 			w.arena, w.spare = w.spare[:0], w.arena
 			w.out, w.err = w.out[:0], noError()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.expandLevel()
-			}()
 		}
-		wg.Wait()
+		p.expandLevel(ws)
 		p.depth++
 		var level []pentry
 		least := noError()
@@ -255,9 +263,78 @@ func (p *parallel) run(ws []*pworker) {
 	runtime.GC()
 }
 
-// expandLevel takes chunks of the level until none is left, expanding
+// expandLevel expands the level's states with the workers, in passes: a
+// state a worker could not reserve room for in the fingerprint table is
+// left for the next pass, after the table has grown.
+func (p *parallel) expandLevel(ws []*pworker) {
+	for len(p.level) > 0 {
+		p.next.Store(0)
+		var wg sync.WaitGroup
+		for _, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.expandPart()
+			}()
+		}
+		wg.Wait()
+		var left []pentry
+		for _, w := range ws {
+			left = append(left, w.defer_...)
+			w.defer_ = w.defer_[:0]
+		}
+		if p.fps != nil {
+			p.growFingerprints(ws, len(left) > 0)
+		}
+		if p.stop.Load() {
+			return
+		}
+		p.level = left
+	}
+}
+
+// growFingerprints, between passes, takes back the room the workers
+// reserved and grows the table by half where it is 13/16 full (as
+// compactStore) or a state was left for want of room; if memory does not
+// allow that when a state was left, the search stops.
+func (p *parallel) growFingerprints(ws []*pworker, needed bool) {
+	for _, w := range ws {
+		p.free.Add(w.room)
+		w.room = 0
+	}
+	t := p.fps
+	n := p.states.Load()
+	if needed || 16*n > compactLoad*int64(len(t.slots)) {
+		slots := uint64(len(t.slots) * compactGrow / 4)
+		if memoryCheck(p.opts.MemoryLimit, int64(slots)*8) {
+			t.grow(slots)
+		} else if needed {
+			p.stopWith("memory")
+		}
+	}
+	p.free.Store(t.room(n))
+}
+
+// reserve reserves room in the fingerprint table for need new states, a
+// block at a time; false if there is not that much room left.
+func (w *pworker) reserve(need int64) bool {
+	if w.room >= need {
+		return true
+	}
+	p := w.p
+	for _, take := range [2]int64{max(need-w.room, reserveBlock), need - w.room} {
+		if p.free.Add(-take) >= 0 {
+			w.room += take
+			return true
+		}
+		p.free.Add(take)
+	}
+	return false
+}
+
+// expandPart takes chunks of the level until none is left, expanding
 // each state in it.
-func (w *pworker) expandLevel() {
+func (w *pworker) expandPart() {
 	p := w.p
 	const chunk = 32
 	for !p.stop.Load() {
@@ -278,11 +355,15 @@ func (w *pworker) expandLevel() {
 // stop.
 func (w *pworker) expand(e pentry) bool {
 	p := w.p
-	w.expands++
 	w.m.Decode(e.enc)
 	w.m.MarkInvariantsChecked()
 	srcFP := e.fp
 	w.trans = w.m.Enabled(w.trans[:0])
+	if p.fps != nil && !w.reserve(int64(len(w.trans))) {
+		w.defer_ = append(w.defer_, e)
+		return true
+	}
+	w.expands++
 	if len(w.trans) > 1 {
 		w.m.Save(&w.snap, nil)
 	}
@@ -336,7 +417,7 @@ func (w *pworker) expand(e pentry) bool {
 			sticky = true
 		}
 		enc, fp := w.encode()
-		gid, isNew := p.add(enc, fp, e.gid, tr)
+		gid, isNew := w.add(enc, fp, e.gid, tr)
 		if !isNew {
 			w.st.Revisits++
 			continue
@@ -409,40 +490,42 @@ func (w *pworker) tick() bool {
 }
 
 // add stores the state of encoding enc (nil for hash compaction) and
-// fingerprint fp, reached from global id parent by tr, in its shard;
-// it returns its global id (-1 for a state seen before by a lossy store)
-// and whether it is new.
-func (p *parallel) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, bool) {
-	i := (fp * 0x9e3779b97f4a7c15) >> (64 - shardBits)
-	sh := &p.shards[i]
-	sh.mu.Lock()
-	id, isNew := sh.set.add(enc, nil, fp)
-	if isNew {
-		sh.parent = append(sh.parent, parent)
-		sh.via = append(sh.via, tr)
+// fingerprint fp, reached from global id parent by tr; it returns whether
+// it is new and, if it is, its global id.
+func (w *pworker) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, bool) {
+	p := w.p
+	var isNew bool
+	if p.fps != nil {
+		isNew = p.fps.add(fp)
+		w.room--
+	} else {
+		sh := &p.shards[(fp*0x9e3779b97f4a7c15)>>(64-shardBits)]
+		sh.mu.Lock()
+		_, isNew = sh.set.add(enc, nil, fp)
+		full := sh.set.full()
+		sh.mu.Unlock()
+		if full {
+			p.stopWith("memory")
+		}
 	}
-	full := sh.set.full()
-	sh.mu.Unlock()
-	if full {
-		p.stopWith("memory")
+	if !isNew {
+		return -1, false
 	}
-	if id < 0 {
-		return -1, isNew
-	}
-	return int64(id)<<shardBits | int64(i), isNew
+	gid := int64(len(w.parent))*p.workers + w.index
+	w.parent, w.via = append(w.parent, parent), append(w.via, tr)
+	return gid, true
 }
 
 // pathTo returns the transitions from the initial state to global id gid.
-func (p *parallel) pathTo(gid int64) []vm.Trans {
+func (p *parallel) pathTo(ws []*pworker, gid int64) []vm.Trans {
 	var path []vm.Trans
 	for gid >= 0 {
-		sh := &p.shards[gid&(1<<shardBits-1)]
-		id := gid >> shardBits
-		if sh.parent[id] < 0 {
+		w, id := ws[gid%p.workers], gid/p.workers
+		if w.parent[id] < 0 {
 			break
 		}
-		path = append(path, sh.via[id])
-		gid = sh.parent[id]
+		path = append(path, w.via[id])
+		gid = w.parent[id]
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
@@ -462,19 +545,24 @@ func (p *parallel) sum(ws []*pworker) Stats {
 		st.Errors += w.errs
 		st.Expanded += w.expands
 	}
+	st.States = p.states.Load()
 	var acc StoreAccount
+	for _, w := range ws {
+		acc.Bytes += int64(cap(w.parent))*8 + int64(cap(w.via))*int64(unsafe.Sizeof(vm.Trans{}))
+	}
 	for i := range p.shards {
-		sh := &p.shards[i]
-		st.States += int64(sh.set.size())
-		a := sh.set.account()
+		a := p.shards[i].set.account()
 		acc.Storage = a.Storage
-		acc.Bytes += a.Bytes + int64(cap(sh.parent))*8 + int64(cap(sh.via))*int64(unsafe.Sizeof(vm.Trans{}))
+		acc.Bytes += a.Bytes
 		acc.TableSlots += a.TableSlots
 		acc.TableBytes += a.TableBytes
 		acc.RecordBytes += a.RecordBytes
 		acc.IndexBytes += a.IndexBytes
 	}
-	if p.opts.Storage == StorageHashCompact {
+	if p.fps != nil {
+		acc.Storage = StorageHashCompact.String()
+		acc.TableSlots, acc.TableBytes = int64(len(p.fps.slots)), int64(len(p.fps.slots))*8
+		acc.Bytes += acc.TableBytes
 		n := float64(st.States)
 		acc.ExpectedMissed = n * (n - 1) / 2 / math.Exp2(64) // (as compactStore.account)
 		acc.MissProbability = -math.Expm1(-acc.ExpectedMissed)
@@ -493,7 +581,7 @@ func (p *parallel) result(ws []*pworker) *Result {
 	r := &Result{Stats: st, Limit: p.limit}
 	if e.f != nil {
 		r.Fault = e.f
-		r.Path = p.pathTo(e.gid)
+		r.Path = p.pathTo(ws, e.gid)
 		if e.byStep {
 			r.Path = append(r.Path, e.tr)
 		}

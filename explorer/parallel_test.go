@@ -36,8 +36,10 @@ func parallelPrograms(t *testing.T) []model {
 }
 
 // parallelRun searches p with the given workers (0: the sequential
-// breadth-first search with the static proviso).
-func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.Storage, workers int, cont bool) *explorer.Result {
+// breadth-first search with the static proviso). A small table (slots:
+// the fingerprint table's first size, 0 the default) makes a parallel
+// search with hash compaction grow its table while levels are expanded.
+func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.Storage, workers int, cont bool, slots int) *explorer.Result {
 	t.Helper()
 	newWorker := func() (explorer.Worker, error) {
 		m, err := vm.New(p, mode.VMOptions(vm.Options{}))
@@ -62,6 +64,11 @@ func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.S
 		}
 		return explorer.Search(w.Machine, opts)
 	}
+	if slots > 0 {
+		tu := explorer.DefaultTuning()
+		tu.ParallelSlots = slots
+		opts.Tuning = &tu
+	}
 	res, err := explorer.SearchParallel(opts, workers, newWorker)
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +78,9 @@ func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.S
 
 // TestParallel_sameAsOneWorker checks the parallel search against the
 // sequential breadth-first search with the static proviso, with and
-// without reduction, with the exact store and hash compaction, with 1, 2
-// and 4 workers: a complete search (--continue) stores the same states,
+// without reduction, with the exact store and hash compaction (with more
+// than one worker, from a shared table of 16 slots, so that it grows
+// while levels are expanded), with 1, 2 and 4 workers: a complete search (--continue) stores the same states,
 // explores the same transitions and counts the same errors; a search to
 // the first error finds one exactly when the sequential search does, and
 // its counterexample replays to an error of the same kind.
@@ -80,24 +88,25 @@ func TestParallel_sameAsOneWorker(t *testing.T) {
 	for _, md := range parallelPrograms(t) {
 		for _, mode := range []por.Mode{por.None, por.All} {
 			for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageHashCompact} {
-				want := parallelRun(t, md.prog, mode, st, 0, true)
+				want := parallelRun(t, md.prog, mode, st, 0, true, 0)
 				if want.Limit != "" {
 					continue
 				}
-				first := parallelRun(t, md.prog, mode, st, 0, false)
+				first := parallelRun(t, md.prog, mode, st, 0, false, 0)
 				for _, workers := range []int{1, 2, 4} {
-					if st != explorer.StorageExact && workers != 2 {
-						continue // (the stores differ only in what the shards keep)
+					slots := 0
+					if st == explorer.StorageHashCompact && workers > 1 {
+						slots = 16
 					}
-					name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d", md.path, mode, st, workers)
-					got := parallelRun(t, md.prog, mode, st, workers, true)
+					name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d/slots=%d", md.path, mode, st, workers, slots)
+					got := parallelRun(t, md.prog, mode, st, workers, true, slots)
 					if got.Stats.States != want.Stats.States || got.Stats.Transitions != want.Stats.Transitions ||
 						got.Stats.Errors != want.Stats.Errors || (got.Fault == nil) != (want.Fault == nil) || got.Limit != "" {
 						t.Errorf("%s --continue: %s, %d states, %d transitions, %d errors; one worker: %s, %d, %d, %d", name,
 							got.Verdict, got.Stats.States, got.Stats.Transitions, got.Stats.Errors,
 							want.Verdict, want.Stats.States, want.Stats.Transitions, want.Stats.Errors)
 					}
-					stop := parallelRun(t, md.prog, mode, st, workers, false)
+					stop := parallelRun(t, md.prog, mode, st, workers, false, slots)
 					if (stop.Fault == nil) != (first.Fault == nil) {
 						t.Errorf("%s: verdict %s, sequential %s", name, stop.Verdict, first.Verdict)
 						continue

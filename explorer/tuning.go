@@ -32,12 +32,16 @@ type Tuning struct {
 	// DeltaSnapDepth is the first DFS level whose snapshot is a reverse
 	// delta (see the constant DeltaSnapDepth).
 	DeltaSnapDepth int
+	// ParallelSlots is the first size of the fingerprint table a
+	// parallel search with hash compaction shares (sharedFingerprints);
+	// tests make it small, so that it grows and states wait for room.
+	ParallelSlots int
 }
 
 // DefaultTuning returns the settings searches run with.
 func DefaultTuning() Tuning {
 	return Tuning{SkipInvariants: true, CollapseDelta: true, Lookahead: true,
-		MaxSnapDepth: 1 << 17, SnapWindow: 4096, DeltaSnapDepth: DeltaSnapDepth}
+		MaxSnapDepth: 1 << 17, SnapWindow: 4096, DeltaSnapDepth: DeltaSnapDepth, ParallelSlots: 1 << 16}
 }
 
 // tuning returns the settings of the search o configures.
