@@ -139,25 +139,19 @@ func (s *search) expandState(cur int32, enc []byte) bool {
 	if len(s.level) > 1 {
 		s.m.Save(&s.bsnap, nil)
 	}
-	end := len(s.level)
+	end := PersistentSet(s.opts.Reducer, s.m, s.level)
+	if end < len(s.level) {
+		s.stats.Reduced++
+	}
 	s.sticky = false
 	s.faulted = false
-	if s.opts.Reducer != nil && end > 1 {
-		end = s.opts.Reducer.Ample(s.m, s.level)
-		if end < len(s.level) {
-			s.stats.Reduced++
-		}
-	}
 	anyNew := false
 	for i := 0; i < len(s.level); i++ {
 		if s.opts.Order == AStar && s.fault != nil && !s.opts.Continue && s.goal <= s.depth[cur]+1 {
 			return false // (see expandAll)
 		}
 		if i == end {
-			// The cycle proviso: a reduced state whose persistent set
-			// led to no new state (duplicate), or took a sticky
-			// transition (static), is expanded fully.
-			if !s.faulted && (anyNew && s.proviso != ProvisoStatic || s.proviso == ProvisoStatic && !s.sticky) {
+			if !expandsRest(s.proviso, s.faulted, s.sticky, anyNew) {
 				break
 			}
 			s.stats.Provisos++

@@ -367,21 +367,15 @@ func (w *pworker) expand(e pentry) bool {
 	if len(w.trans) > 1 {
 		w.m.Save(&w.snap, nil)
 	}
-	end := len(w.trans)
-	if w.red != nil && end > 1 {
-		end = w.red.Ample(w.m, w.trans)
-		if end < len(w.trans) {
-			w.st.Reduced++
-		}
+	end := PersistentSet(w.red, w.m, w.trans)
+	if end < len(w.trans) {
+		w.st.Reduced++
 	}
 	sticky, faulted := false, false
 	loaded := true
 	for i := 0; i < len(w.trans); i++ {
 		if i == end {
-			// The static proviso: a reduced state that took a backward
-			// jump is expanded fully; so is one whose persistent set
-			// faulted (as the other searches do).
-			if !sticky && !faulted {
+			if !expandsRest(ProvisoStatic, faulted, sticky, false) {
 				break
 			}
 			w.st.Provisos++

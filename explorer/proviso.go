@@ -85,3 +85,19 @@ func (s *search) expandFully(f *frame) {
 		s.stats.Provisos++
 	}
 }
+
+// expandsRest reports whether a breadth-first or parallel search, having
+// explored the persistent set of a reduced state, goes on to the state's
+// other transitions: where one of the set's faulted (as every search
+// does), and by the cycle proviso, under the static one where one of the
+// set's was sticky (a backward jump), under the duplicate one where none
+// led to a new state.
+func expandsRest(p Proviso, faulted, sticky, anyNew bool) bool {
+	switch {
+	case faulted:
+		return true
+	case p == ProvisoStatic:
+		return sticky
+	}
+	return !anyNew
+}
