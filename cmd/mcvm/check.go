@@ -20,6 +20,7 @@ import (
 
 	"mcvm/bytecode"
 	"mcvm/explorer"
+	"mcvm/internal/hll"
 	"mcvm/por"
 	"mcvm/vm"
 )
@@ -160,6 +161,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 1, "explore with `N` goroutines sharing one visited set (parallel breadth-first search by levels; with a reduction, the static proviso)")
 	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
 	sf.htmlReport = fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
+	sketchFile := fs.String("sketch", "", "write a HyperLogLog sketch of the stored states' fingerprints to `FILE` (swarm merges them)")
 	var cf cacheFlags
 	cf.register(fs)
 	if done, code := parse(fs, args, stderr, 1); done {
@@ -204,6 +206,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", err)
 		}
 	}
+	var sketch *hll.Sketch
+	if *sketchFile != "" {
+		if *workers > 1 {
+			return fail(stderr, "check", fmt.Errorf("--sketch is for a search with one worker"))
+		}
+		sketch = new(hll.Sketch)
+		opts.Listeners = append(opts.Listeners, explorer.Funcs{OnState: func(_ int32, fp uint64) { sketch.Add(fp) }})
+	}
 	p, err := sf.mf.load(model)
 	if err != nil {
 		return fail(stderr, "check", err)
@@ -245,6 +255,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		res = explorer.Search(m, opts)
+	}
+	if sketch != nil {
+		data, _ := sketch.MarshalBinary()
+		if err := replaceFile(*sketchFile, data); err != nil {
+			return fail(stderr, "check", fmt.Errorf("--sketch: %w", err))
+		}
 	}
 	return sf.report(stdout, stderr, "check", model, p, m, opts, res, nil)
 }

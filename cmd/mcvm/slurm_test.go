@@ -83,6 +83,9 @@ func TestSwarm_slurm(t *testing.T) {
 		t.Fatalf("swarm --collect: exit %d, %v:\n%s", code, err, got)
 	}
 	_, rep := swarmRun(t, append([]string{"--dir", t.TempDir()}, flags...)...)
+	if remote.Sketches != 3 || remote.StatesDistinct != rep.StatesDistinct {
+		t.Errorf("on Slurm: %d sketches, %.0f distinct states; here: %d, %.0f", remote.Sketches, remote.StatesDistinct, rep.Sketches, rep.StatesDistinct)
+	}
 	for i, j := range rep.Jobs {
 		r := remote.Jobs[i]
 		if r.Verdict != j.Verdict || r.States != j.States || r.Transitions != j.Transitions || !reflect.DeepEqual(r.Args, j.Args) {

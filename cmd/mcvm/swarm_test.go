@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"mcvm/internal/hll"
 )
 
 func swarmRun(t *testing.T, args ...string) (int, swarmReport) {
@@ -74,6 +77,42 @@ func TestSwarm_ok(t *testing.T) {
 	}
 	if rep.StatesSum != sum {
 		t.Errorf("states_sum %d, want %d", rep.StatesSum, sum)
+	}
+	// Together the jobs stored the unreduced search's states (job 1's:
+	// the reduced jobs' are among them): the sketches' estimate is
+	// within four standard errors of their number.
+	_, out, _ := runMain("check", "--json", "--continue", "--por", "none", "-D", "N=3", philoOK)
+	var all report
+	if err := json.Unmarshal([]byte(out), &all); err != nil {
+		t.Fatal(err)
+	}
+	if n := float64(all.States); rep.Sketches != 4 || math.Abs(rep.StatesDistinct-n) > 4*hll.StdError*n {
+		t.Errorf("distinct states estimated %.0f from %d sketches; the unreduced search stores %.0f", rep.StatesDistinct, rep.Sketches, n)
+	}
+}
+
+// check --sketch writes a sketch whose estimate is the number of states
+// stored; it is not for --workers, and a file it cannot write is an error.
+func TestCheck_sketch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.hll")
+	code, out, _ := runMain("check", "--json", "--por", "none", "--sketch", path, "-D", "N=4", philoOK)
+	var r report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitOK {
+		t.Fatalf("check --sketch: exit %d, %v", code, err)
+	}
+	data, err := os.ReadFile(path)
+	var sk hll.Sketch
+	if err == nil {
+		err = sk.UnmarshalBinary(data)
+	}
+	if n := float64(r.States); err != nil || math.Abs(sk.Estimate()-n) > 4*hll.StdError*n {
+		t.Errorf("sketch of %d states: %v, estimate %.0f", r.States, err, sk.Estimate())
+	}
+	if code, _, stderr := runMain("check", "--workers", "2", "--sketch", path, philoOK); code != exitUsage || !strings.Contains(stderr, "--sketch") {
+		t.Errorf("--sketch with --workers: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runMain("check", "--sketch", filepath.Join(path, "no", "such"), philoOK); code == exitOK || !strings.Contains(stderr, "--sketch") {
+		t.Errorf("--sketch to a path that cannot be written: exit %d, %s", code, stderr)
 	}
 }
 
