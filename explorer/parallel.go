@@ -84,6 +84,13 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 		ws[i] = &pworker{p: p, index: int64(i), m: w.Machine, red: w.Reducer, err: noError()}
 	}
 	p.workers = int64(workers)
+	// Workers count their new states in the shared count in batches, so
+	// that they seldom write the same cache line; one at a time where a
+	// bound on the states must hold exactly.
+	p.publish = 64
+	if opts.MaxStates > 0 {
+		p.publish = 1
+	}
 	p.run(ws)
 	return p.result(ws), nil
 }
@@ -105,6 +112,7 @@ type parallel struct {
 	fps      *sharedFingerprints // hash compaction's table
 	free     atomic.Int64        // room in fps not reserved by a worker
 	workers  int64
+	publish  int64 // a worker adds its new states to states this many at a time
 	level    []pentry // the level (or the part of it) being expanded
 	err      perror   // the error reported: the least of the first level with one
 	next     atomic.Int64
@@ -149,6 +157,7 @@ type pworker struct {
 	parent  []int64    // for each state this worker stored, the global id it was reached from
 	via     []vm.Trans // and by which transition
 	room    int64      // room in the fingerprint table reserved and not used
+	unpub   int64      // states stored and not yet counted in parallel.states
 	defer_  []pentry   // states of the level left until the table has grown
 }
 
@@ -280,6 +289,7 @@ func (p *parallel) expandLevel(ws []*pworker) {
 		wg.Wait()
 		var left []pentry
 		for _, w := range ws {
+			w.publishStates()
 			left = append(left, w.defer_...)
 			w.defer_ = w.defer_[:0]
 		}
@@ -330,6 +340,17 @@ func (w *pworker) reserve(need int64) bool {
 		p.free.Add(take)
 	}
 	return false
+}
+
+// publishStates adds the states the worker stored since it last did to
+// the shared count, and stops the search at Options.MaxStates.
+func (w *pworker) publishStates() {
+	p := w.p
+	n := p.states.Add(w.unpub)
+	w.unpub = 0
+	if p.opts.MaxStates > 0 && n >= int64(p.opts.MaxStates) {
+		p.stopWith("states")
+	}
 }
 
 // expandPart takes chunks of the level until none is left, expanding
@@ -416,8 +437,8 @@ func (w *pworker) expand(e pentry) bool {
 			w.st.Revisits++
 			continue
 		}
-		if n := p.states.Add(1); p.opts.MaxStates > 0 && n >= int64(p.opts.MaxStates) {
-			p.stopWith("states")
+		if w.unpub++; w.unpub >= p.publish {
+			w.publishStates()
 		}
 		var cf *vm.Fault
 		w.chk, cf, _ = CheckState(w.m, p.tune.SkipInvariants, w.chk[:0])
