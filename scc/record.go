@@ -28,6 +28,102 @@ type Recorder struct {
 	sub      []int64 // per state ID: Subgraphs
 	lastOff  []int64 // per state ID: the entry (its tag's offset) of its last occurrence, or -1
 	err      bool    // the events did not describe a depth-first search
+	cache    *cacheIDs
+}
+
+// cacheIDs turns the events of a search with a state cache into those of
+// the search without one (the thesis's sections 4.2.5 and 4.3). The
+// search's ids are cache slots, and a state evicted and met again is
+// stored again, under another slot, and explored again: the script gives
+// each state one ID, in the order states are first stored, by
+// fingerprint, and records the transition that met an evicted state as a
+// revisit, leaving out its exploration, which repeats one recorded
+// before, up to the backtrack from it. This is Algorithm 4.2's removal of
+// duplicate transitions done as the events come, so no script with
+// duplicates is ever written. Without a reduction a state explored again
+// reaches only states explored before; with one, the stack proviso may
+// choose other transitions the second time, and a state never stored
+// before met there makes the recording fail (a larger cache, or no
+// reduction, records it).
+type cacheIDs struct {
+	ids   map[uint64]int32 // fingerprint -> script ID
+	fps   []uint64         // per slot: the fingerprint of the state it holds
+	canon []int32          // per slot: the script ID of the state it holds
+	// skip is the repeated exploration being left out, as the search's
+	// stack of it (its first slot the state met again); empty if none.
+	skip  []int32
+	trans int64 // transitions in the script (also those a trustful one leaves out)
+	novel bool  // a state never stored before was met in a repeated exploration
+}
+
+// NewCacheRecorder is NewRecorder for a search whose visited set is a
+// cache (explorer.Options.Cache, keeping encodings): its script is the
+// one the search without a cache records.
+func NewCacheRecorder(p *bytecode.Program, trustful bool) *Recorder {
+	r := NewRecorder(p, trustful)
+	r.cache = &cacheIDs{ids: map[uint64]int32{}}
+	return r
+}
+
+// StateStored notes the fingerprint of the state a slot holds
+// (explorer.Listener; wanted with a cache only). The first state stored
+// is the initial state, ID 0; the others get theirs when a transition
+// reaches them.
+func (r *Recorder) StateStored(slot int32, fp uint64) {
+	c := r.cache
+	for int(slot) >= len(c.fps) {
+		c.fps, c.canon = append(c.fps, 0), append(c.canon, -1)
+	}
+	c.fps[slot] = fp
+	if len(c.ids) == 0 {
+		c.ids[fp], c.canon[slot] = 0, 0
+	}
+}
+
+// leave pops the repeated exploration's stack down to slot, which stays
+// on it, and reports whether it was there: a transition from a state
+// outside it, or a backtrack from one, means the search has left it (a
+// state reached and not expanded, an error state, gets no backtrack).
+func (c *cacheIDs) leave(slot int32) bool {
+	for i := len(c.skip) - 1; i >= 0; i-- {
+		if c.skip[i] == slot {
+			c.skip = c.skip[:i+1]
+			return true
+		}
+	}
+	c.skip = c.skip[:0]
+	return false
+}
+
+// mapIDs turns a transition's slots into script IDs; false if the
+// transition is part of a repeated exploration, left out.
+func (c *cacheIDs) mapIDs(from, to *int32, isNew *bool) bool {
+	if len(c.skip) > 0 && c.leave(*from) {
+		if *isNew && *to >= 0 {
+			id, seen := c.ids[c.fps[*to]]
+			c.novel = c.novel || !seen
+			c.canon[*to] = id
+			c.skip = append(c.skip, *to)
+		}
+		return false
+	}
+	c.trans++
+	*from = c.canon[*from]
+	if *to >= 0 {
+		if *isNew {
+			fp := c.fps[*to]
+			id, seen := c.ids[fp]
+			if seen {
+				c.skip, *isNew = append(c.skip, *to), false
+			} else {
+				id = int32(len(c.ids))
+				c.ids[fp] = id
+			}
+			c.canon[*to] = id
+		}
+		*to = c.canon[*to]
+	}
+	return true
 }
 
 // NewRecorder starts a script for program p; trustful records only
@@ -40,8 +136,14 @@ func NewRecorder(p *bytecode.Program, trustful bool) *Recorder {
 // Hook makes the search opts configures report to r.
 func (r *Recorder) Hook(opts *explorer.Options) { opts.Listen(r) }
 
-// Wants implements explorer.Listener: transitions and backtracks.
-func (r *Recorder) Wants() explorer.Events { return explorer.EventTransition | explorer.EventBacktrack }
+// Wants implements explorer.Listener: transitions and backtracks, and
+// with a cache the states stored.
+func (r *Recorder) Wants() explorer.Events {
+	if r.cache != nil {
+		return explorer.EventTransition | explorer.EventBacktrack | explorer.EventState
+	}
+	return explorer.EventTransition | explorer.EventBacktrack
+}
 
 // unwind backtracks until state id is on top of the stack.
 func (r *Recorder) unwind(id int32) {
@@ -63,6 +165,9 @@ func (r *Recorder) pop() {
 
 // Transition records one transition (explorer.Listener).
 func (r *Recorder) Transition(from int32, tr vm.Trans, method, pc int32, to int32, isNew bool) {
+	if r.cache != nil && !r.cache.mapIDs(&from, &to, &isNew) {
+		return
+	}
 	r.unwind(from)
 	if r.err {
 		return
@@ -103,6 +208,13 @@ func (r *Recorder) Transition(from int32, tr vm.Trans, method, pc int32, to int3
 
 // Backtracked records leaving state id (explorer.Listener).
 func (r *Recorder) Backtracked(id int32) {
+	if c := r.cache; c != nil {
+		if len(c.skip) > 0 && c.leave(id) {
+			c.skip = c.skip[:len(c.skip)-1]
+			return
+		}
+		id = c.canon[id]
+	}
 	r.unwind(id)
 	if !r.err {
 		r.pop()
@@ -114,7 +226,7 @@ func (r *Recorder) Backtracked(id int32) {
 // verdict and figures for the header. It returns nil if the events did
 // not describe a depth-first search.
 func (r *Recorder) Script(digest uint64, gran vm.Granularity, por string, complete, cont bool, res *explorer.Result) *Script {
-	if r.err {
+	if r.err || r.cache != nil && r.cache.novel {
 		return nil
 	}
 	if complete {
@@ -147,6 +259,10 @@ func (r *Recorder) Script(digest uint64, gran vm.Granularity, por string, comple
 	}
 	s.Verdict = res.Verdict.String()
 	s.States, s.Transitions, s.Entries = res.Stats.States, res.Stats.Transitions, r.entries
+	if c := r.cache; c != nil {
+		// The search's figures count what it explored again.
+		s.States, s.Transitions = int64(len(c.ids)), c.trans
+	}
 	s.Subgraphs = int64(len(r.sub))
 	return s
 }
@@ -168,6 +284,11 @@ var ErrIncomplete = errors.New("the search was cut off by a limit")
 // without chains (header flag FlagChains; the certifier runs the same
 // chains) and thread symmetry: sleep sets and dynamic reduction are
 // refused (the certifier could not check what they leave out).
+//
+// With opts.Cache the search's visited set is a cache that keeps
+// encodings, and the script is the one the search without the cache
+// records (NewCacheRecorder); not with chains, whose steps the header's
+// count of transitions includes and a repeated exploration repeats.
 func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*explorer.Result, *Script, error) {
 	if opts.Order != explorer.DFS {
 		return nil, nil, fmt.Errorf("search scripts record depth-first searches; --search %s cannot write one", opts.Order)
@@ -181,8 +302,15 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 		return nil, nil, fmt.Errorf("chains need a reduction")
 	case opts.Reducer != nil && (opts.Proviso.Resolve(opts.Order) != explorer.ProvisoStack || opts.MaxDepth > 0):
 		return nil, nil, fmt.Errorf("a reduced search script needs the stack proviso and no --max-depth")
+	case opts.Cache != nil && opts.Storage != explorer.StorageExact:
+		return nil, nil, fmt.Errorf("a script from a cached search needs the cache to keep encodings (no --hash-compact)")
+	case opts.Cache != nil && opts.Chain:
+		return nil, nil, fmt.Errorf("a script from a cached search needs --chain=false (the script counts a chain's steps, which an exploration repeated after eviction repeats)")
 	}
 	rec := NewRecorder(m.Program(), trustful)
+	if opts.Cache != nil {
+		rec = NewCacheRecorder(m.Program(), trustful)
+	}
 	rec.Hook(&opts)
 	res := explorer.Search(m, opts)
 	if res.Limit != "" {
@@ -190,6 +318,9 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	}
 	complete := res.Fault == nil || opts.Continue
 	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, por, complete, opts.Continue, res)
+	if s == nil && rec.cache != nil && rec.cache.novel {
+		return res, nil, fmt.Errorf("with the reduction, a state evicted from the cache and explored again reached a state its first exploration did not, so the script would not describe one search: a larger --cache, or --por none, records it")
+	}
 	if s == nil {
 		return res, nil, fmt.Errorf("internal error: the search's events do not describe a depth-first search")
 	}

@@ -183,6 +183,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	gcName := fs.String("gc", "mark-sweep", "garbage collector of the active heap, as for check: mark-sweep, memoised or none (the script is the same with each)")
 	dead := fs.Bool("dead-locals", false, deadLocalsUsage+" (the script's header says so, and certify must be given it too)")
 	sym := fs.Bool("symmetry", false, symmetryUsage+" (the script's header says so, and certify must be given it too)")
+	var cf cacheFlags
+	cf.register(fs)
 	if done, code := parse(fs, args, stderr, 1); done {
 		return code
 	}
@@ -219,6 +221,14 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if *collapse {
 		opts.Storage = explorer.StorageCollapse
+	}
+	if opts.Cache, err = cf.options(fs); err != nil {
+		return fail(stderr, "verify", err)
+	}
+	if opts.Cache != nil {
+		if err := opts.Validate(); err != nil {
+			return fail(stderr, "verify", err)
+		}
 	}
 	if mode != por.None && opts.MaxDepth > 0 {
 		return fail(stderr, "verify", fmt.Errorf("--max-depth needs --por none: the stack proviso of a reduced search needs every path"))
