@@ -19,6 +19,12 @@
 // only it holds), so the digests named by scripts and trails do not
 // depend on the file version.
 //
+// TestOpcodeTable_columns checks that the table's columns agree with one
+// another. LiveLocals (live.go) is a backward dataflow per method with an
+// edge from each instruction of a catch region to its handler; methods
+// with finally, fault or filter handlers, which run for continuations the
+// control flow does not show, have every local live.
+//
 // Invariants: a Program returned by Decode, or accepted by Verify, has every
 // operand in range, consistent stack depths, well-nested protected regions
 // whose handler blocks are entered only by the exception mechanism, no

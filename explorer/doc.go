@@ -26,9 +26,10 @@
 // bounded size and its replacement policies), trace.go (Replay, trails,
 // counterexamples under symmetry), describe.go (Describe: what each step
 // of a counterexample did, for people, computed by replaying it after the
-// search), parallel.go (SearchParallel: breadth-first search by levels
-// with several workers sharing a sharded visited set), and pages_*.go and
-// prefetch*.go (memory advice, prefetch instructions).
+// search), parallel.go and ptable.go (SearchParallel: breadth-first
+// search by levels with several workers, and the lock-free fingerprint
+// table they share with hash compaction), and pages_*.go and prefetch*.go
+// (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
 // The depth-first stack. A level keeps a vm.Snapshot when it has two
@@ -51,6 +52,45 @@
 // 2^17. With Dynamic every level keeps a snapshot and there is no window:
 // dynamic reduction compares raw references along the path, which only
 // raw snapshots preserve; for the same reason it collects no garbage.
+//
+// Stores. The exact store appends records (id, length, encoding) to arena
+// chunks and finds them through an open-addressing table of one-word
+// slots: the fingerprint's top 28 bits as a tag and the record's 36-bit
+// place. The tag spares reading records that cannot match, and a probe
+// starts at the tag scaled to the table's length (tag*len >> 28), so slots
+// are in tag order and the table grows by moving each slot by its tag,
+// without reading or hashing records; at most half full, a miss ends
+// within a few slots. Hash compaction's table holds bare fingerprints (0
+// marks an empty slot, a fingerprint 0 is stored as 1), probed from the
+// scaled fingerprint. Collapse keeps one pool per kind of component
+// (statics, threads, objects), so that indices stay small.
+//
+// The parallel search. A worker reserves room in the shared fingerprint
+// table reserveBlock states at a time, so that the shared count is
+// seldom touched. The exact store is 2^shardBits shards, each with its
+// own lock; a state's shard is the top bits of its fingerprint times an
+// odd constant, not the fingerprint's own top bits, by which each
+// shard's store places its states.
+//
+// State-space caching (cache.go, policy.go). The search tells the cache
+// of each push and pop (one branch per state, none per transition);
+// CacheStats.Overflow counts the states stored past the bound because
+// every state held was on the stack. Ids are the cache's slots, so a
+// listener may hear StateStored twice with one id. Policies: cost (the
+// thesis's Algorithm 4.1: a new state costs 1, a state met in the cache
+// adds its cost to the top of the stack and a state left to its parent;
+// costs in a strongly connected component are under-counted, as the
+// thesis accepts), random, age, hits (met again fewest times), depth
+// (deepest first), stratified (depths k mod StratifiedLevels, k moving
+// on when none is ready) and tinylfu (a count-min sketch of how often
+// each fingerprint was met, and of lfuSample ready states drawn at
+// random the one met least). Ties and draws come from a PCG seeded by
+// Cache.Seed, so a seed gives the same counts on every run.
+//
+// Trails (trace.go) hold the program's digest, the granularity, whether
+// escape analysis and dead variable reduction were on, and a line per
+// transition; mcvm adds the verdict and the length as comments, so that a
+// trail cut short is reported as incomplete instead of replaying to ok.
 //
 // Memory. Growing a table is one allocation as large as all before it,
 // which the sampled limit check could see too late, so a store first asks

@@ -63,6 +63,10 @@
 // keeps a scanning implementation as a reference and requires identical
 // decisions.
 //
+// Two dependent transitions are taken to be co-enabled unless one is a
+// monitor's release and the other another thread's acquire of it, or one
+// is a thread's end and the other a join of that thread.
+//
 // Revision numbers the reduction's definition: a search script records it
 // with the mode and the proviso, because another revision of the same
 // mode chooses other persistent sets.

@@ -8,7 +8,8 @@
 // fingerprints instead of a visited set. The script can be partitioned into
 // independent tasks (Algorithm 3.2) certified in parallel and merged by
 // comparing their FP maps. docs/design.md, "Search-carrying code", says
-// what the certifier checks and why that makes it tamper-proof.
+// why the certifier's checks make it tamper-proof; docs/scc-format.md,
+// "Discrepancies", lists them.
 //
 // Contents: the script format (format.go, whose grammar is the comment at
 // its top; docs/scc-format.md describes it for people) and its textual

@@ -45,6 +45,39 @@
 //   - symmetry (symmetry.go): the thread keys, the refinement's places
 //     and ranks, and the renaming of a state's threads.
 //
+// The state (state.go). A Thread is its id (its index), status, Thread
+// object, the object it waits on and the monitor count to restore when
+// notified, its frames, its Pending records and one value stack of every
+// frame's locals and operands. A frame names the monitor its synchronized
+// method holds, so unwinding releases that one even if the receiver local
+// was overwritten. A monitor's owner, in the object's header, is the
+// owning thread's id + 1. The canonical numbering starts from the Thread
+// objects in thread order and the reference statics, then takes thread by
+// thread the object waited on, the frames' monitors, the stack's
+// references and the pending exceptions. Escape analysis counts an object
+// as a thread's if that thread's Thread object, waited object, frames'
+// monitors, pending exceptions or stack references reach it; an ended
+// thread reaches nothing.
+//
+// Invariants' reads: New collects the fields, statics and array elements
+// an invariant's code, its callees and their overrides read; a transition
+// that writes none of them leaves every invariant's value unchanged.
+//
+// Livelocks (spin.go). A transition past spinAfter (4,096) instructions
+// goes on in a second copy of the step loop (stepLong), which compares the
+// thread's state at backward jumps with a copy taken on Brent's schedule.
+// A loop that writes, allocates or prints, or whose round is longer than
+// Brent's search can close within MaxLocalSteps (about 30,000
+// instructions), runs to that bound and is a cycle of the state graph. At
+// GranInstruction every local loop is such a cycle, and none is reported
+// as a livelock (testdata/conformance/livelock.mcasm).
+//
+// Modelling directives: setup (machine.go) removes the setup methods' own
+// threads and renumbers the later ones before anything is encoded;
+// initAtomic marks the instructions from which a transition may run into
+// an atomic region (op.into) and gives them footprint FootAny, and
+// keepFrom keeps no transition that starts at one.
+//
 // Invariants:
 //   - The machine runs only verified programs, so operands are in range
 //     and operand stacks never underflow; a fault of the model program

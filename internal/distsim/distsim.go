@@ -9,6 +9,18 @@
 // each transition to a state another machine owns is a message to it
 // carrying the state (its canonical encoding). A level-synchronous
 // distributed breadth-first search waits at a barrier once per level.
+//
+// The search this models: a level ends when every machine has sent and
+// received everything (a barrier and an all-reduce of the level's size),
+// the search when a level is empty everywhere. With the static proviso,
+// which depends on the state alone, the states and transitions are those
+// of one machine. Parent links stay with each state's owner, and a
+// counterexample is followed back by asking the owners. With states
+// spread uniformly, (M-1)/M of the transitions cross machines, so the
+// network carries about one encoding per transition and a level waits for
+// the slowest machine; batching each level's messages per destination,
+// and 8-byte fingerprints where a lossy search will do, keep that within
+// a network's bandwidth.
 package distsim
 
 import (
