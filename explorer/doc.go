@@ -65,12 +65,13 @@
 // scaled fingerprint. Collapse keeps one pool per kind of component
 // (statics, threads, objects), so that indices stay small.
 //
-// The parallel search. A worker reserves room in the shared fingerprint
-// table reserveBlock states at a time, so that the shared count is
-// seldom touched. The exact store is 2^shardBits shards, each with its
-// own lock; a state's shard is the top bits of its fingerprint times an
-// odd constant, not the fingerprint's own top bits, by which each
-// shard's store places its states.
+// The parallel search (parallel.go, ptable.go). A worker reserves room in
+// the shared table reserveBlock states at a time, and counts its new
+// states in the shared count 64 at a time, so that workers seldom write
+// one cache line. An exact entry is a 24-bit tag, the worker (8 bits),
+// and its record's chunk and offset; a worker's chunks never move and
+// their slice headers are set once, so other workers read them while it
+// appends.
 //
 // State-space caching (cache.go, policy.go). The search tells the cache
 // of each push and pop (one branch per state, none per transition);

@@ -4,6 +4,7 @@ package explorer
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -21,14 +22,6 @@ type Worker struct {
 	Machine *vm.Machine
 	Reducer Reducer // nil: no reduction
 }
-
-// shardBits is the log2 of the exact store's shards: a state's shard is
-// the top bits of its fingerprint times an odd constant (neither the
-// fingerprint's top bits, by which the stores place states, nor its low
-// bits, which go with the top ones), and each shard has its own lock, so
-// that workers rarely wait for one another. (Hash compaction shares one
-// table without locks, sharedFingerprints.)
-const shardBits = 8
 
 // reserveBlock is how much room in the shared fingerprint table a worker
 // reserves at a time, so that workers seldom touch the shared count.
@@ -64,17 +57,10 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 	start := time.Now()
 	workers = max(workers, 1)
 	p := &parallel{opts: opts, tune: opts.tuning(), start: start, lis: NewListenerSet(opts.Listeners)}
-	if opts.Storage == StorageHashCompact {
-		p.fps = &sharedFingerprints{slots: make([]uint64, max(p.tune.ParallelSlots, 16))}
-	} else {
-		// As many slots in all as one store starts with.
-		p.shards = make([]shard, 1<<shardBits)
-		for i := range p.shards {
-			st := newStore(1 << 16 >> shardBits)
-			st.SetMemoryLimit(opts.MemoryLimit)
-			p.shards[i].set = st
-		}
+	if opts.Storage == StorageExact && workers > maxSharedWorkers {
+		return nil, fmt.Errorf("--workers: at most %d with the exact store", maxSharedWorkers)
 	}
+	p.table = &sharedTable{slots: make([]uint64, max(p.tune.ParallelSlots, 16)), exact: opts.Storage == StorageExact}
 	ws := make([]*pworker, workers)
 	for i := range ws {
 		w, err := newWorker()
@@ -82,6 +68,7 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 			return nil, err
 		}
 		ws[i] = &pworker{p: p, index: int64(i), m: w.Machine, red: w.Reducer, err: noError()}
+		p.recs = append(p.recs, &ws[i].rec)
 	}
 	p.workers = int64(workers)
 	// Workers count their new states in the shared count in batches, so
@@ -95,24 +82,17 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 	return p.result(ws), nil
 }
 
-// shard is one lock's part of the exact store.
-type shard struct {
-	mu  sync.Mutex
-	set visitedSet
-	_   [64]byte // (keeps the locks of neighbouring shards off one cache line)
-}
-
 // parallel is a parallel search's shared state.
 type parallel struct {
 	opts     Options
 	tune     Tuning
 	lis      ListenerSet
 	start    time.Time
-	shards   []shard             // the exact store
-	fps      *sharedFingerprints // hash compaction's table
-	free     atomic.Int64        // room in fps not reserved by a worker
+	table    *sharedTable
+	recs     []*records   // each worker's encodings, in the exact store
+	free     atomic.Int64 // room in the table not reserved by a worker
 	workers  int64
-	publish  int64 // a worker adds its new states to states this many at a time
+	publish  int64    // a worker adds its new states to states this many at a time
 	level    []pentry // the level (or the part of it) being expanded
 	err      perror   // the error reported: the least of the first level with one
 	next     atomic.Int64
@@ -156,7 +136,8 @@ type pworker struct {
 	expands int64
 	parent  []int64    // for each state this worker stored, the global id it was reached from
 	via     []vm.Trans // and by which transition
-	room    int64      // room in the fingerprint table reserved and not used
+	room    int64      // room in the shared table reserved and not used
+	rec     records    // the encodings of the states this worker stored (exact store)
 	unpub   int64      // states stored and not yet counted in parallel.states
 	defer_  []pentry   // states of the level left until the table has grown
 }
@@ -211,10 +192,8 @@ func (p *parallel) run(ws []*pworker) {
 	}
 	gid, _ := w0.add(enc, fp, -1, vm.Trans{})
 	p.states.Store(1)
-	if p.fps != nil {
-		w0.room = 0
-		p.free.Store(p.fps.room(1))
-	}
+	w0.room = 0
+	p.free.Store(p.table.room(1))
 	var f *vm.Fault
 	w0.chk, f, _ = CheckState(w0.m, p.tune.SkipInvariants, w0.chk[:0])
 	if f != nil {
@@ -293,9 +272,7 @@ func (p *parallel) expandLevel(ws []*pworker) {
 			left = append(left, w.defer_...)
 			w.defer_ = w.defer_[:0]
 		}
-		if p.fps != nil {
-			p.growFingerprints(ws, len(left) > 0)
-		}
+		p.growTable(ws, len(left) > 0)
 		if p.stop.Load() {
 			return
 		}
@@ -303,16 +280,16 @@ func (p *parallel) expandLevel(ws []*pworker) {
 	}
 }
 
-// growFingerprints, between passes, takes back the room the workers
-// reserved and grows the table by half where it is 13/16 full (as
-// compactStore) or a state was left for want of room; if memory does not
-// allow that when a state was left, the search stops.
-func (p *parallel) growFingerprints(ws []*pworker, needed bool) {
+// growTable, between passes, takes back the room the workers reserved
+// and grows the table by half where it is 13/16 full (as compactStore) or
+// a state was left for want of room; if memory does not allow that when
+// a state was left, the search stops.
+func (p *parallel) growTable(ws []*pworker, needed bool) {
 	for _, w := range ws {
 		p.free.Add(w.room)
 		w.room = 0
 	}
-	t := p.fps
+	t := p.table
 	n := p.states.Load()
 	if needed || 16*n > compactLoad*int64(len(t.slots)) {
 		slots := uint64(len(t.slots) * compactGrow / 4)
@@ -325,7 +302,7 @@ func (p *parallel) growFingerprints(ws []*pworker, needed bool) {
 	p.free.Store(t.room(n))
 }
 
-// reserve reserves room in the fingerprint table for need new states, a
+// reserve reserves room in the shared table for need new states, a
 // block at a time; false if there is not that much room left.
 func (w *pworker) reserve(need int64) bool {
 	if w.room >= need {
@@ -380,7 +357,7 @@ func (w *pworker) expand(e pentry) bool {
 	w.m.MarkInvariantsChecked()
 	srcFP := e.fp
 	w.trans = w.m.Enabled(w.trans[:0])
-	if p.fps != nil && !w.reserve(int64(len(w.trans))) {
+	if !w.reserve(int64(len(w.trans))) {
 		w.defer_ = append(w.defer_, e)
 		return true
 	}
@@ -509,20 +486,11 @@ func (w *pworker) tick() bool {
 // it is new and, if it is, its global id.
 func (w *pworker) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, bool) {
 	p := w.p
-	var isNew bool
-	if p.fps != nil {
-		isNew = p.fps.add(fp)
-		w.room--
-	} else {
-		sh := &p.shards[(fp*0x9e3779b97f4a7c15)>>(64-shardBits)]
-		sh.mu.Lock()
-		_, isNew = sh.set.add(enc, nil, fp)
-		full := sh.set.full()
-		sh.mu.Unlock()
-		if full {
-			p.stopWith("memory")
-		}
+	isNew, full := p.table.add(enc, fp, int(w.index), &w.rec, p.recs, p.opts.MemoryLimit)
+	if full {
+		p.stopWith("memory")
 	}
+	w.room--
 	if !isNew {
 		return -1, false
 	}
@@ -565,19 +533,13 @@ func (p *parallel) sum(ws []*pworker) Stats {
 	for _, w := range ws {
 		acc.Bytes += int64(cap(w.parent))*8 + int64(cap(w.via))*int64(unsafe.Sizeof(vm.Trans{}))
 	}
-	for i := range p.shards {
-		a := p.shards[i].set.account()
-		acc.Storage = a.Storage
-		acc.Bytes += a.Bytes
-		acc.TableSlots += a.TableSlots
-		acc.TableBytes += a.TableBytes
-		acc.RecordBytes += a.RecordBytes
-		acc.IndexBytes += a.IndexBytes
+	acc.Storage = p.opts.Storage.String()
+	acc.TableSlots, acc.TableBytes = int64(len(p.table.slots)), int64(len(p.table.slots))*8
+	for _, r := range p.recs {
+		acc.RecordBytes += r.bytes
 	}
-	if p.fps != nil {
-		acc.Storage = StorageHashCompact.String()
-		acc.TableSlots, acc.TableBytes = int64(len(p.fps.slots)), int64(len(p.fps.slots))*8
-		acc.Bytes += acc.TableBytes
+	acc.Bytes += acc.TableBytes + acc.RecordBytes
+	if !p.table.exact {
 		n := float64(st.States)
 		acc.ExpectedMissed = n * (n - 1) / 2 / math.Exp2(64) // (as compactStore.account)
 		acc.MissProbability = -math.Expm1(-acc.ExpectedMissed)

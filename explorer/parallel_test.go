@@ -95,7 +95,7 @@ func TestParallel_sameAsOneWorker(t *testing.T) {
 				first := parallelRun(t, md.prog, mode, st, 0, false, 0)
 				for _, workers := range []int{1, 2, 4} {
 					slots := 0
-					if st == explorer.StorageHashCompact && workers > 1 {
+					if workers > 1 {
 						slots = 16
 					}
 					name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d/slots=%d", md.path, mode, st, workers, slots)
