@@ -1,42 +1,58 @@
 #!/usr/bin/env python3
-"""check --workers 2 against one process, on the dining philosophers unreduced.
+"""check --workers against one process, on the dining philosophers unreduced.
 
-    python3 benchmarks/workers-speed.py MCVM N [CHECK FLAGS...]
+    python3 benchmarks/workers-speed.py [--rounds R] [--workers 2,4,8] MCVM N [CHECK FLAGS...]
 
 Runs `check --continue --por none -D N=N benchmarks/models/philo.mcasm`
-depth-first (the default), breadth-first and with --workers 2, with the
-flags given after N (e.g. --hash-compact), in 5 rounds alternating the
-order, and prints each one's median wall-clock and CPU seconds (user and
-system, from the operating system) and its states and transitions, which
-must be the same in every row.
+depth-first (the default), breadth-first and with each --workers count,
+with the check flags given after N (e.g. --hash-compact), in R rounds
+(default 5) rotating the order, and prints each one's median wall-clock
+and CPU seconds (user and system, from the operating system), its CPU
+time over breadth-first search's (the cost of sharing: 1.0 means none),
+its speed-up in wall-clock time over depth-first and over breadth-first
+search, and its states and transitions, which must be the same in every
+row.
 """
+import argparse
 import json
 import os
 import resource
 import statistics
 import subprocess
-import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-mcvm, n, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
-base = ["check", "--json", "--continue", "--no-progress", "--por", "none", "-D", "N=" + n,
+ap = argparse.ArgumentParser()
+ap.add_argument("--rounds", type=int, default=5)
+ap.add_argument("--workers", default="2")
+ap.add_argument("mcvm")
+ap.add_argument("n")
+ap.add_argument("extra", nargs=argparse.REMAINDER)
+a = ap.parse_args()
+base = ["check", "--json", "--continue", "--no-progress", "--por", "none", "-D", "N=" + a.n,
         os.path.join(ROOT, "benchmarks", "models", "philo.mcasm")]
-configs = {"dfs": [], "bfs": ["--search", "bfs"], "workers 2": ["--workers", "2"]}
+configs = {"dfs": [], "bfs": ["--search", "bfs"]}
+for w in a.workers.split(","):
+    configs["workers " + w] = ["--workers", w]
 runs = {k: [] for k in configs}
-for r in range(5):
-    order = list(configs.items())
-    if r % 2:
-        order.reverse()
-    for name, args in order:
+names = list(configs)
+for r in range(a.rounds):
+    order = names[r % len(names):] + names[:r % len(names)]
+    for name in order:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.time()
-        p = subprocess.run([mcvm] + base + args + extra, capture_output=True, text=True)
+        p = subprocess.run([a.mcvm] + base + configs[name] + a.extra, capture_output=True, text=True)
         wall = time.time() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         j = json.loads(p.stdout)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         runs[name].append((wall, cpu, j["states"], j["transitions"]))
+med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)) for k, v in runs.items()}
+print("%-10s %8s %8s %10s %12s %12s %10s %12s" % ("search", "wall s", "CPU s", "CPU/bfs", "speed-up dfs", "speed-up bfs", "states", "transitions"))
 for name, v in runs.items():
-    print("%-10s wall %.2f s, CPU %.2f s, %d states, %d transitions" % (
-        name, statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), v[0][2], v[0][3]))
+    wall, cpu = med[name]
+    print("%-10s %8.2f %8.2f %10.2f %12.2f %12.2f %10d %12d" % (
+        name, wall, cpu, cpu / med["bfs"][1], med["dfs"][0] / wall, med["bfs"][0] / wall, v[0][2], v[0][3]))
+counts = {(x[2], x[3]) for v in runs.values() for x in v}
+if len(counts) != 1:
+    raise SystemExit("the searches disagree on the states and transitions: %s" % counts)
