@@ -88,6 +88,7 @@ func Verify(p *Program) error {
 	}
 	v.link()
 	v.members()
+	v.memberFlagErrors()
 	if len(v.errs) == 0 {
 		for i := range p.Methods {
 			v.code(int32(i))
@@ -102,6 +103,9 @@ func Verify(p *Program) error {
 		for i := range p.Methods {
 			v.model(int32(i))
 		}
+	}
+	if len(v.errs) == 0 && p.Qualified() {
+		v.qualified()
 	}
 	if len(v.errs) == 0 {
 		v.entry()
