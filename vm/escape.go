@@ -309,8 +309,8 @@ func (m *Machine) NextAccess(tid int32) Access {
 	}
 	o := m.next(t)
 	info := o.op.Info()
-	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 {
-		return Access{}
+	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 || o.hidden {
+		return Access{} // (a hidden ghost access is into, above: a final read)
 	}
 	write := info.Flags&bytecode.FlagWrite != 0
 	var a Access
@@ -534,6 +534,9 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		return m.otherFootprint(t)
 	}
 	o := m.next(t)
+	if o.hidden {
+		return Footprint{} // a final read (a ghost access is into, above)
+	}
 	info := o.op.Info()
 	write := info.Flags&bytecode.FlagWrite != 0
 	obj := func(d int) (heap.Ref, bool) {
