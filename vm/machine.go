@@ -920,6 +920,10 @@ func (m *Machine) initAtomic() {
 // from it does: its successors that do not end a transition, the entry
 // of the methods it calls, for a return every instruction after a call,
 // and for every instruction every exception handler (it may throw).
+// With Options.Escape, such an instruction is not merged into the
+// transition before it (op.local is cleared): a transition's boundaries
+// are where other threads may observe its ghost accesses in between, and
+// those must not move with the reduction chosen.
 func (m *Machine) initGhost() {
 	p := m.prog
 	touches := false
@@ -987,7 +991,14 @@ func (m *Machine) initGhost() {
 	}
 	for mi := range p.Methods {
 		for pc := range m.code[mi] {
-			m.code[mi][pc].into = m.code[mi][pc].into || body[mi][pc]
+			o := &m.code[mi][pc]
+			o.into = o.into || body[mi][pc]
+			if o.local && !o.atomic && body[mi][pc] {
+				// Escape analysis would join this access, and the ghost
+				// accesses after it, to the transition before it, whose
+				// own ghost accesses other threads' could come between.
+				o.local = false
+			}
 		}
 	}
 }
