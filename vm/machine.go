@@ -498,6 +498,9 @@ func (m *Machine) decode(mi int32) []op {
 		o.back = fl&bytecode.FlagRuntimeFlow != 0 || fl&bytecode.FlagBranch != 0 && in.A <= int64(pc)
 		o.local = fl&bytecode.FlagLocal != 0 && m.opts.Escape && m.opts.Granularity == GranTransition
 		o.ret = fl&bytecode.FlagReturn != 0
+		// A return at a valid end state is the thread's last step only
+		// if taken from a callee: as the thread's last, it stays there.
+		o.gate = o.gate || o.ret && meth.IsEnd(int32(pc))
 		switch {
 		case in.Op == bytecode.OpInvokestatic:
 			o.sched = p.Methods[in.A].Sync()
@@ -564,6 +567,10 @@ func (m *Machine) canEnter(t *Thread) bool {
 // enabledOther is enabledAt for the instructions other than monitorenter.
 func (m *Machine) enabledOther(t *Thread, o *op) bool {
 	switch o.op {
+	case bytecode.OpReturn, bytecode.OpRetval:
+		// (gated: at a valid end state, where a thread's last return is
+		// never taken)
+		return len(t.Frames) > 1
 	case bytecode.OpJoin:
 		v := t.Stack[len(t.Stack)-1]
 		if u := m.threadOf(v); u != nil {
@@ -1206,6 +1213,9 @@ func (m *Machine) Blocker(tid int32) string {
 		r = t.WaitObj
 	} else {
 		o := m.next(t)
+		if o.ret {
+			return "at its end (a valid end state)"
+		}
 		v := t.Stack[len(t.Stack)-1]
 		switch o.op {
 		case bytecode.OpJoin:
