@@ -198,7 +198,8 @@ type Method struct {
 	// region's scheduling points, as in SPIN's atomic sequences.
 	Atomic []Range
 	// Ends are the valid end states (.endstate): pcs where a thread may
-	// stay blocked forever without the state counting as a deadlock.
+	// stay blocked forever without the state counting as a deadlock. A
+	// return there is not taken as a thread's last: the thread stays.
 	Ends []int32
 	Pos  Pos
 }

@@ -75,8 +75,9 @@ func (v *verifier) handlerErrorf(m, h int32, format string, args ...any) {
 
 // Verify checks that p is well formed: built-in classes in place, an acyclic
 // class hierarchy, every operand in range, consistent operand-stack depths at
-// every join and handler, no fall-through past the end of a method, and a
-// valid entry point and invariants. It links p (field slots) and computes
+// every join and handler, no fall-through past the end of a method, ghost
+// and final members used as their rules say (members.go), and a valid
+// entry point and invariants. It links p (field slots) and computes
 // each method's MaxStack. A program that verifies can be run by the VM
 // without any index going out of range. The returned error, if any, is a
 // VerifyErrors.
