@@ -39,12 +39,30 @@ func (v *verifier) memberFlagErrors() {
 func (v *verifier) qualified() {
 	p := v.p
 	exempt := v.invariantOnly()
+	code := 0
+	for i := range p.Methods {
+		code += len(p.Methods[i].Code)
+	}
+	v.budget = 1<<20 + 64*code
 	for i := range p.Methods {
 		v.ghostFlow(int32(i), exempt[i])
 	}
 	for i := range p.Methods {
 		v.finalWrites(int32(i))
 	}
+}
+
+// fits reports whether method mi's analysis, keeping cells values per
+// instruction, stays within the verifier's budget (a small multiple of the
+// program's code, so that verifying untrusted input allocates in
+// proportion to it), and reports the method otherwise.
+func (v *verifier) fits(mi int32, cells int, what string) bool {
+	m := &v.p.Methods[mi]
+	if n := len(m.Code); cells > 0 && n > v.budget/cells {
+		v.errorf(mi, -1, "method too large for the %s check (%d instructions, %d values each): split it", what, n, cells)
+		return false
+	}
+	return true
 }
 
 // invariantOnly returns, per method, whether only invariants can run it:
@@ -120,131 +138,136 @@ func (v *verifier) ghostFlow(mi int32, exempt bool) {
 	if !reads {
 		return
 	}
+	if !v.fits(mi, int(m.MaxStack)+1, "ghost value") {
+		return
+	}
 	n := int32(len(m.Code))
 	ghostLocal := make([]bool, m.Locals)
 	errs := map[int32]string{}
-	for again := true; again; {
-		again = false
-		clear(errs)
-		// st[pc]: which values on the stack before pc are ghost values;
-		// nil where pc has not been reached.
-		st := make([][]bool, n)
-		var work []int32
-		flow := func(to int32, s []bool) {
-			if to < 0 || to >= n {
-				return
-			}
-			if st[to] == nil {
-				st[to] = append([]bool{}, s...)
-				work = append(work, to)
-				return
-			}
-			changed := false
-			for i := range s {
-				if i < len(st[to]) && s[i] && !st[to][i] {
-					st[to][i], changed = true, true
-				}
-			}
-			if changed {
-				work = append(work, to)
+	// st[pc]: which values on the stack before pc are ghost values;
+	// nil where pc has not been reached.
+	st := make([][]bool, n)
+	var work []int32
+	flow := func(to int32, s []bool) {
+		if to < 0 || to >= n {
+			return
+		}
+		if st[to] == nil {
+			st[to] = append([]bool{}, s...)
+			work = append(work, to)
+			return
+		}
+		changed := false
+		for i := range s {
+			if i < len(st[to]) && s[i] && !st[to][i] {
+				st[to][i], changed = true, true
 			}
 		}
-		flow(0, []bool{})
-		for _, h := range m.Handlers {
-			switch h.Kind {
-			case HandlerFinally, HandlerFault:
-				flow(h.Target, []bool{})
-			case HandlerFilter:
-				flow(h.Filter, []bool{false})
-				flow(h.Target, []bool{false})
-			default:
-				flow(h.Target, []bool{false})
+		if changed {
+			work = append(work, to)
+		}
+	}
+	flow(0, []bool{})
+	for _, h := range m.Handlers {
+		switch h.Kind {
+		case HandlerFinally, HandlerFault:
+			flow(h.Target, []bool{})
+		case HandlerFilter:
+			flow(h.Filter, []bool{false})
+			flow(h.Target, []bool{false})
+		default:
+			flow(h.Target, []bool{false})
+		}
+	}
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		in := m.Code[pc]
+		s := st[pc]
+		pop, push := StackEffect(p, in)
+		if pop > len(s) {
+			continue // Verify reports it
+		}
+		args := s[len(s)-pop:]
+		out := append([]bool{}, s[:len(s)-pop]...)
+		any := false
+		for _, g := range args {
+			any = any || g
+		}
+		bad := func(msg string) {
+			if _, ok := errs[pc]; !ok {
+				errs[pc] = msg
 			}
 		}
-		for len(work) > 0 {
-			pc := work[len(work)-1]
-			work = work[:len(work)-1]
-			in := m.Code[pc]
-			s := st[pc]
-			pop, push := StackEffect(p, in)
-			if pop > len(s) {
-				continue // Verify reports it
+		used := func() {
+			if any {
+				bad("ghost value used by " + in.Op.String() + ": a ghost value may only be asserted, stored in a ghost field, ghost static or local, or combined by arithmetic")
 			}
-			args := s[len(s)-pop:]
-			out := append([]bool{}, s[:len(s)-pop]...)
-			any := false
-			for _, g := range args {
-				any = any || g
+		}
+		results := false
+		switch in.Op {
+		case OpGetfield:
+			if args[0] {
+				bad("ghost value used as a reference by getfield")
 			}
-			bad := func(msg string) {
-				if _, ok := errs[pc]; !ok {
-					errs[pc] = msg
+			results = p.Fields[in.A].Ghost()
+		case OpGetstatic:
+			results = p.Statics[in.A].Ghost()
+		case OpPutfield:
+			if args[0] {
+				bad("ghost value used as a reference by putfield")
+			} else if args[1] && !p.Fields[in.A].Ghost() {
+				bad("ghost value stored in field " + p.FieldName(int32(in.A)) + ", which is not ghost")
+			}
+		case OpPutstatic:
+			if args[0] && !p.Statics[in.A].Ghost() {
+				bad("ghost value stored in static " + p.StaticName(int32(in.A)) + ", which is not ghost")
+			}
+		case OpDup:
+			out = append(out, args[0], args[0])
+			push = 0
+		case OpSwap:
+			out = append(out, args[1], args[0])
+			push = 0
+		case OpLoad:
+			results = ghostLocal[in.A]
+		case OpStore:
+			if args[0] && !ghostLocal[in.A] {
+				// Its loads, where reached, push ghost values now.
+				ghostLocal[in.A] = true
+				for q, qi := range m.Code {
+					if qi.Op == OpLoad && qi.A == in.A && st[q] != nil {
+						work = append(work, int32(q))
+					}
 				}
 			}
-			used := func() {
-				if any {
-					bad("ghost value used by " + in.Op.String() + ": a ghost value may only be asserted, stored in a ghost field, ghost static or local, or combined by arithmetic")
-				}
+		case OpPop, OpAssert, OpInc, OpNop, OpPush, OpPushNull:
+		case OpDiv, OpRem:
+			if args[1] {
+				bad("division by a ghost value: whether it throws would depend on ghost state")
 			}
-			results := false
-			switch in.Op {
-			case OpGetfield:
-				if args[0] {
-					bad("ghost value used as a reference by getfield")
-				}
-				results = p.Fields[in.A].Ghost()
-			case OpGetstatic:
-				results = p.Statics[in.A].Ghost()
-			case OpPutfield:
-				if args[0] {
-					bad("ghost value used as a reference by putfield")
-				} else if args[1] && !p.Fields[in.A].Ghost() {
-					bad("ghost value stored in field " + p.FieldName(int32(in.A)) + ", which is not ghost")
-				}
-			case OpPutstatic:
-				if args[0] && !p.Statics[in.A].Ghost() {
-					bad("ghost value stored in static " + p.StaticName(int32(in.A)) + ", which is not ghost")
-				}
-			case OpDup:
-				out = append(out, args[0], args[0])
-				push = 0
-			case OpSwap:
-				out = append(out, args[1], args[0])
-				push = 0
-			case OpLoad:
-				results = ghostLocal[in.A]
-			case OpStore:
-				if args[0] && !ghostLocal[in.A] {
-					ghostLocal[in.A], again = true, true
-				}
-			case OpPop, OpAssert, OpInc, OpNop, OpPush, OpPushNull:
-			case OpDiv, OpRem:
-				if args[1] {
-					bad("division by a ghost value: whether it throws would depend on ghost state")
-				}
-				results = any
-			case OpAdd, OpSub, OpMul, OpNeg, OpAnd, OpOr, OpXor, OpShl, OpShr, OpUshr,
-				OpNot, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
-				results = any
-			case OpRetval:
-				if !exempt {
-					used()
-				}
-			default:
+			results = any
+		case OpAdd, OpSub, OpMul, OpNeg, OpAnd, OpOr, OpXor, OpShl, OpShr, OpUshr,
+			OpNot, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+			results = any
+		case OpRetval:
+			if !exempt {
 				used()
 			}
-			for range push {
-				out = append(out, results)
-			}
-			info := in.Op.Info()
-			if in.Op == OpLeave {
-				flow(int32(in.A), []bool{})
-			} else if info.Flags&FlagBranch != 0 {
-				flow(int32(in.A), out)
-			}
-			if info.Flags&FlagNoNext == 0 {
-				flow(pc+1, out)
-			}
+		default:
+			used()
+		}
+		for range push {
+			out = append(out, results)
+		}
+		info := in.Op.Info()
+		if in.Op == OpLeave {
+			flow(int32(in.A), []bool{})
+		} else if info.Flags&FlagBranch != 0 {
+			flow(int32(in.A), out)
+		}
+		if info.Flags&FlagNoNext == 0 {
+			flow(pc+1, out)
 		}
 	}
 	for pc := int32(0); pc < n; pc++ {
@@ -308,6 +331,13 @@ func (v *verifier) finalWrites(mi int32) {
 			fin[i] = nfin
 			nfin++
 		}
+	}
+	if int64(nsites)*int64(nfin+1) > int64(v.budget) ||
+		!v.fits(mi, int(m.MaxStack)+int(m.Locals)+int(nsites*(nfin+1))+1, "final field") {
+		if int64(nsites)*int64(nfin+1) > int64(v.budget) {
+			v.errorf(mi, -1, "method too large for the final field check (%d allocations, %d final fields): split it", nsites, nfin)
+		}
+		return
 	}
 	// abs is the abstract state before an instruction: for each stack
 	// slot and local, the allocation site of the unpublished object it

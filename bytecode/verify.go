@@ -53,6 +53,8 @@ func (l VerifyErrors) Unwrap() error { return ErrInvalid }
 type verifier struct {
 	p    *Program
 	errs VerifyErrors
+	// budget bounds the values the ghost and final checks keep (fits).
+	budget int
 }
 
 func (v *verifier) errorf(m, pc int32, format string, args ...any) {
