@@ -257,7 +257,8 @@ const (
 // Footprint is what the next transition of a thread touches that other
 // threads can see: the access of its first instruction (the rest of a
 // transition is thread-local, or with Options.Escape touches only objects
-// of the thread's own). Obj is a raw reference of the active state: it
+// of the thread's own, or reads final fields; a transition that may run
+// into an atomic region or reach a ghost access is FootAny). Obj is a raw reference of the active state: it
 // identifies the object along one path of the search as long as states
 // are restored from snapshots, not decoded.
 //
@@ -604,11 +605,12 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 }
 
 // statusInto stands, in NextFootprint, for a thread whose next
-// transition may run into an atomic region (op.into).
+// transition may run into an atomic region or reach a ghost access
+// (op.into).
 const statusInto Status = 255
 
 // footStatus is t's status for NextFootprint: statusInto when its next
-// transition may run into an atomic region.
+// transition may run into an atomic region or reach a ghost access.
 func (m *Machine) footStatus(t *Thread) Status {
 	if (t.Status == StatusRunnable || t.Status == StatusWaiting || t.Status == StatusNotified) && m.next(t).into {
 		return statusInto
@@ -617,8 +619,8 @@ func (m *Machine) footStatus(t *Thread) Status {
 }
 
 // otherFootprint is NextFootprint for a thread that is neither runnable
-// nor in wait, or whose transition may run into an atomic region (it may
-// touch anything: FootAny).
+// nor in wait, or whose transition may run into an atomic region or
+// reach a ghost access (it may touch anything: FootAny).
 func (m *Machine) otherFootprint(t *Thread) Footprint {
 	if m.footStatus(t) == statusInto {
 		return Footprint{Kind: FootAny}

@@ -168,7 +168,8 @@ type op struct {
 	// where a transition goes on through scheduling points
 	atomic bool
 	// into: a transition that starts here may run on inside an atomic
-	// region, touching more than this instruction (see initAtomic)
+	// region or reach a ghost access, touching more than this
+	// instruction (see initAtomic, initGhost)
 	into bool
 	// hidden: an access to a ghost field or static, or a read of a final
 	// field: not a scheduling point (bytecode.Program.Hidden)
