@@ -449,7 +449,8 @@ func (v *verifier) finalWrites(mi int32) {
 			results = []int32{args[0]}
 		case OpPop, OpEq, OpNe, OpIfeq, OpIfne, OpIfnull, OpIfnonnull, OpInstanceof, OpGetfield:
 		case OpPutfield:
-			publish(args[1])
+			// (The value is published after the check: an object's final
+			// field may refer to the object itself.)
 			if f := fin[in.A]; f >= 0 {
 				name := p.FieldName(int32(in.A))
 				switch s := args[0]; {
@@ -463,6 +464,7 @@ func (v *verifier) finalWrites(mi int32) {
 					a.wrote[s*nfin+f] = true
 				}
 			}
+			publish(args[1])
 		default:
 			for _, x := range args {
 				publish(x)
