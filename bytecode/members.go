@@ -38,7 +38,7 @@ func (v *verifier) memberFlagErrors() {
 // (finalWrites).
 func (v *verifier) qualified() {
 	p := v.p
-	exempt := v.invariantOnly()
+	exempt := v.threadless()
 	code := 0
 	for i := range p.Methods {
 		code += len(p.Methods[i].Code)
@@ -65,61 +65,54 @@ func (v *verifier) fits(mi int32, cells int, what string) bool {
 	return true
 }
 
-// invariantOnly returns, per method, whether only invariants can run it:
-// it is reachable from an invariant and not from the entry method, a
-// setup method or a thread's body (through calls, taking every instance
-// method of the same name for an invokevirtual). Such a method's result
-// decides only whether a state violates an invariant, so it may compute
-// it from ghost values.
-func (v *verifier) invariantOnly() []bool {
+// threadless returns, per method, whether no thread can run it: it is
+// not reachable from the entry method, a setup method or a thread's body
+// (through calls, taking every instance method of the same name for an
+// invokevirtual). Such a method, an invariant say, runs only to evaluate
+// a property, so its result may be computed from ghost values.
+func (v *verifier) threadless() []bool {
 	p := v.p
-	reach := func(roots []int32) []bool {
-		seen := make([]bool, len(p.Methods))
-		work := append([]int32(nil), roots...)
-		for len(work) > 0 {
-			mi := work[len(work)-1]
-			work = work[:len(work)-1]
-			if mi < 0 || int(mi) >= len(p.Methods) || seen[mi] {
-				continue
+	seen := make([]bool, len(p.Methods))
+	work := append([]int32{p.Entry}, p.Setup...)
+	for i := range p.Methods {
+		for _, in := range p.Methods[i].Code {
+			if in.Op == OpNewthread {
+				work = append(work, int32(in.A))
 			}
-			seen[mi] = true
-			for _, in := range p.Methods[mi].Code {
-				switch in.Op {
-				case OpInvokestatic, OpNewthread:
-					work = append(work, int32(in.A))
-				case OpInvokevirtual:
-					name := p.Methods[in.A].Name
-					for j := range p.Methods {
-						if !p.Methods[j].Static() && p.Methods[j].Name == name {
-							work = append(work, int32(j))
-						}
+		}
+	}
+	for len(work) > 0 {
+		mi := work[len(work)-1]
+		work = work[:len(work)-1]
+		if mi < 0 || int(mi) >= len(p.Methods) || seen[mi] {
+			continue
+		}
+		seen[mi] = true
+		for _, in := range p.Methods[mi].Code {
+			switch in.Op {
+			case OpInvokestatic:
+				work = append(work, int32(in.A))
+			case OpInvokevirtual:
+				name := p.Methods[in.A].Name
+				for j := range p.Methods {
+					if !p.Methods[j].Static() && p.Methods[j].Name == name {
+						work = append(work, int32(j))
 					}
 				}
 			}
 		}
-		return seen
 	}
-	roots := append([]int32{p.Entry}, p.Setup...)
-	for i := range p.Methods {
-		for _, in := range p.Methods[i].Code {
-			if in.Op == OpNewthread {
-				roots = append(roots, int32(in.A))
-			}
-		}
+	for i := range seen {
+		seen[i] = !seen[i]
 	}
-	threads := reach(roots)
-	inv := reach(p.Invariants)
-	for i := range inv {
-		inv[i] = inv[i] && !threads[i]
-	}
-	return inv
+	return seen
 }
 
 // ghostFlow follows, through method mi's operand stack and locals, the
 // values read from ghost fields and statics, and reports every use of one
 // other than an assert, a store into a ghost field or static or a local,
 // pop, dup, swap and arithmetic (whose result is a ghost value again), and,
-// in a method only invariants run, its result. Such a value then never
+// in a method no thread runs (an invariant), its result. Such a value then never
 // decides what a thread does, what it writes to other state, or whether it
 // faults (a division by it could throw), so no thread's behaviour depends
 // on ghost state and ghost accesses commute with everything but each other

@@ -176,7 +176,7 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 		case "model":
 			n = min(n, 6) // (their atomic regions leave little to reduce: fewer, to keep the package's time)
 		case "ghost":
-			n = min(n, 20)
+			n = min(n, 8) // (the package is near go test's default timeout)
 		}
 		for seed := uint64(1); seed <= uint64(n); seed++ {
 			src := g.f(seed)
