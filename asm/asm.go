@@ -562,16 +562,58 @@ func (lp *lineParser) kind() (bytecode.Kind, bool) {
 	return 0, false
 }
 
+// modifier reads the ghost or final before a member's name: a word
+// followed by the name and the kind (so that a member may be named ghost
+// or final). It returns the flags and whether the line can
+// go on.
+func (lp *lineParser) modifier(what string, allowed bytecode.MemberFlag) (bytecode.MemberFlag, bool) {
+	t := lp.peek()
+	if t == nil || t.kind != tokIdent || lp.i+2 >= len(lp.toks) || lp.toks[lp.i+1].kind != tokIdent ||
+		lp.toks[lp.i+2].kind != tokIdent || lp.toks[lp.i+2].text != "int" && lp.toks[lp.i+2].text != "ref" {
+		return 0, true
+	}
+	var f bytecode.MemberFlag
+	switch t.text {
+	case "ghost":
+		f = bytecode.MemberGhost
+	case "final":
+		f = bytecode.MemberFinal
+	default:
+		lp.a.errorAt(lp.pos(t.col), "unknown modifier %q of %s (want ghost or final)%s", t.text, what, didYouMean(t.text, []string{"ghost", "final"}))
+		return 0, false
+	}
+	lp.i++
+	if f&allowed == 0 {
+		lp.a.errorAt(lp.pos(t.col), "a %s cannot be %s (final applies to instance fields)", what, t.text)
+		return 0, false
+	}
+	return f, true
+}
+
+// ghostKind checks that a ghost member, whose kind is at pos, is an int.
+func (a *assembler) ghostKind(flags bytecode.MemberFlag, k bytecode.Kind, pos bytecode.Pos, what string) bool {
+	if flags&bytecode.MemberGhost != 0 && k != bytecode.KindInt {
+		a.errorAt(pos, "a ghost %s must be an int: a ghost reference would keep objects reachable", what)
+		return false
+	}
+	return true
+}
+
 func (a *assembler) dField(lp *lineParser, pos bytecode.Pos) {
 	if !a.inClass(".field", pos) {
+		return
+	}
+	flags, ok := lp.modifier("field", bytecode.MemberGhost|bytecode.MemberFinal)
+	if !ok {
 		return
 	}
 	n, ok := lp.ident("field name")
 	if !ok {
 		return
 	}
+	kpos := lp.pos(lp.col())
 	k, ok := lp.kind()
-	if !ok || !lp.end(".field") {
+	if !ok || !lp.end(".field") || !a.ghostKind(flags, k, kpos, "field") {
 		return
 	}
 	mem := a.members[a.cls]
@@ -580,7 +622,7 @@ func (a *assembler) dField(lp *lineParser, pos bytecode.Pos) {
 		return
 	}
 	f := int32(len(a.p.Fields))
-	a.p.Fields = append(a.p.Fields, bytecode.Field{Class: a.cls, Name: n.text, Kind: k, Pos: pos})
+	a.p.Fields = append(a.p.Fields, bytecode.Field{Class: a.cls, Name: n.text, Kind: k, Flags: flags, Pos: pos})
 	a.p.Classes[a.cls].Fields = append(a.p.Classes[a.cls].Fields, f)
 	mem.fields[n.text] = f
 }
@@ -589,12 +631,17 @@ func (a *assembler) dStatic(lp *lineParser, pos bytecode.Pos) {
 	if !a.inClass(".static", pos) {
 		return
 	}
+	flags, ok := lp.modifier("static", bytecode.MemberGhost)
+	if !ok {
+		return
+	}
 	n, ok := lp.ident("static name")
 	if !ok {
 		return
 	}
+	kpos := lp.pos(lp.col())
 	k, ok := lp.kind()
-	if !ok {
+	if !ok || !a.ghostKind(flags, k, kpos, "static") {
 		return
 	}
 	var init int64
@@ -617,7 +664,7 @@ func (a *assembler) dStatic(lp *lineParser, pos bytecode.Pos) {
 		return
 	}
 	s := int32(len(a.p.Statics))
-	a.p.Statics = append(a.p.Statics, bytecode.Static{Class: a.cls, Name: n.text, Kind: k, Init: init, Pos: pos})
+	a.p.Statics = append(a.p.Statics, bytecode.Static{Class: a.cls, Name: n.text, Kind: k, Init: init, Flags: flags, Pos: pos})
 	mem.statics[n.text] = s
 }
 

@@ -10,8 +10,9 @@
 // operands, handlers, .entry, .invariant and .setup (labels of .atomic
 // and .endstate are resolved with the method's). The third runs
 // bytecode.Verify and reports its findings (stack depths at joins, arity,
-// falling off the end, return misuse) at the source position of the
-// instruction concerned, through Method.Lines.
+// falling off the end, return misuse, ghost values that reach more than
+// assertions and ghost state, final fields written after publication) at
+// the source position of the instruction concerned, through Method.Lines.
 //
 // Invariants: Assemble never panics, whatever its input; it reads at most
 // MaxSource bytes of source in total, so what it allocates is bounded by a

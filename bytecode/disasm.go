@@ -132,7 +132,7 @@ func (d *disasm) class(c int32) {
 	d.b.WriteString("\n")
 	for _, f := range cl.Fields {
 		if f >= 0 && int(f) < len(p.Fields) {
-			fmt.Fprintf(&d.b, ".field %s %s\n", p.Fields[f].Name, p.Fields[f].Kind)
+			fmt.Fprintf(&d.b, ".field %s%s %s\n", modifiers(p.Fields[f].Flags), p.Fields[f].Name, p.Fields[f].Kind)
 		}
 	}
 	for i := range p.Statics {
@@ -148,11 +148,24 @@ func (d *disasm) class(c int32) {
 }
 
 func (d *disasm) static(s *Static) {
-	fmt.Fprintf(&d.b, ".static %s %s", s.Name, s.Kind)
+	fmt.Fprintf(&d.b, ".static %s%s %s", modifiers(s.Flags), s.Name, s.Kind)
 	if s.Init != 0 {
 		fmt.Fprintf(&d.b, " = %d", s.Init)
 	}
 	d.b.WriteString("\n")
+}
+
+// modifiers returns the declaration's modifiers for flags, each followed
+// by a space.
+func modifiers(flags MemberFlag) string {
+	s := ""
+	if flags&MemberGhost != 0 {
+		s += "ghost "
+	}
+	if flags&MemberFinal != 0 {
+		s += "final "
+	}
+	return s
 }
 
 // orphans prints, as comments, members of built-in or invalid classes,

@@ -6,7 +6,7 @@
 //
 //	file     = magic version body [checksum]
 //	magic    = "MCVM\x00BC\r\n"            (10 bytes)
-//	version  = uvarint                      (5; Decode also reads 1, 2 and 4: see below)
+//	version  = uvarint                      (5 or 6; Decode also reads 1, 2 and 4: see below)
 //	body     = files classes fields statics methods strings entry invariants [debug]
 //	files    = count { string }
 //	classes  = count { name:string super:svarint nfields { field:uvarint } pos }
@@ -24,10 +24,15 @@
 //	ext      = nsetup { method:uvarint } allowleak:byte
 //	           nmethods { natomic { start:uvarint end:uvarint } nends { pc:uvarint } }
 //	                                        (version 5 only, after invariants)
-//	debug    = count { method:uvarint nlocals { name:string } }   (version 5 only, after ext)
+//	debug    = count { method:uvarint nlocals { name:string } }   (versions 5 and 6, after ext)
+//	members  = nfields { flags:byte } nstatics { flags:byte }   (version 6 only, after debug)
 //	pos      = file:uvarint line:uvarint col:uvarint
-//	checksum = u64le: CRC-64 (ECMA) of every byte before it   (versions 4 and 5)
+//	checksum = u64le: CRC-64 (ECMA) of every byte before it   (versions 4, 5 and 6)
 //
+// Encode writes version 6, version 5 with the members section (each
+// field's and static's MemberFlag: ghost, final), for a program that has
+// ghost or final members (Program.Qualified), and version 5 for the
+// others, byte for byte as before version 6 existed.
 // Encode writes version 5: version 4 with two sections after the
 // invariants, ext (setup methods, AllowLeak, atomic regions and valid
 // end states) and debug (the source names of each method's locals,
@@ -65,9 +70,13 @@ import (
 // Magic starts every .mcb file.
 const Magic = "MCVM\x00BC\r\n"
 
-// FormatVersion is the version of the .mcb format Encode writes; Decode
-// reads it and versions 1, 2 and 4.
-const FormatVersion = 5
+// FormatVersion is the newest version of the .mcb format, which Encode
+// writes for a program with ghost or final members; Decode reads it and
+// versions 1, 2, 4 and 5.
+const FormatVersion = 6
+
+// plainVersion is the version Encode writes for the other programs.
+const plainVersion = 5
 
 // checksumLen is the size of a version-4 file's checksum.
 const checksumLen = 8
@@ -82,8 +91,11 @@ const firstV2Opcode = OpRethrow
 // bodyVersion returns the lowest format version without a checksum (1 or
 // 2) whose body holds p: the encoding Digest hashes.
 func bodyVersion(p *Program) uint64 {
-	if p.Extended() {
+	if p.Qualified() {
 		return FormatVersion
+	}
+	if p.Extended() {
+		return plainVersion
 	}
 	for i := range p.Methods {
 		m := &p.Methods[i]
@@ -104,8 +116,14 @@ func bodyVersion(p *Program) uint64 {
 // ErrFormat is wrapped by every Decode error about the bytes themselves.
 var ErrFormat = errors.New("malformed .mcb file")
 
-// Encode returns the .mcb encoding of p, in format version FormatVersion.
-func Encode(p *Program) []byte { return encode(p, FormatVersion) }
+// Encode returns the .mcb encoding of p, in format version FormatVersion
+// if p has ghost or final members and plainVersion otherwise.
+func Encode(p *Program) []byte {
+	if p.Qualified() {
+		return encode(p, FormatVersion)
+	}
+	return encode(p, plainVersion)
+}
 
 // encode writes p in format version ver, which must hold it.
 func encode(p *Program, ver uint64) []byte {
@@ -223,6 +241,16 @@ func encode(p *Program, ver uint64) []byte {
 			}
 		}
 	}
+	if ver >= 6 {
+		w.u(uint64(len(p.Fields)))
+		for i := range p.Fields {
+			w.b = append(w.b, byte(p.Fields[i].Flags))
+		}
+		w.u(uint64(len(p.Statics)))
+		for i := range p.Statics {
+			w.b = append(w.b, byte(p.Statics[i].Flags))
+		}
+	}
 	if ver >= 4 {
 		w.b = binary.LittleEndian.AppendUint64(w.b, crc64.Checksum(w.b, crcTable()))
 	}
@@ -281,7 +309,7 @@ func Decode(b []byte) (*Program, error) {
 	}
 	switch ver {
 	case 1, 2:
-	case 4, 5:
+	case 4, 5, 6:
 		if len(b)-r.off < checksumLen {
 			return nil, fmt.Errorf("%w: truncated file (no room for its checksum)", ErrFormat)
 		}
@@ -291,7 +319,7 @@ func Decode(b []byte) (*Program, error) {
 		}
 		r.b = b[:body]
 	default:
-		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2, 4 and %d", ErrFormat, ver, FormatVersion)
+		return nil, fmt.Errorf("%w: format version %d, this mcvm reads versions 1, 2, 4, 5 and %d", ErrFormat, ver, FormatVersion)
 	}
 	p := &Program{}
 	p.Files = make([]string, r.count(1))
@@ -417,6 +445,20 @@ func Decode(b []byte) (*Program, error) {
 			default:
 				p.Methods[mi].LocalNames = names
 			}
+		}
+	}
+	if ver >= 6 {
+		if n := r.count(1); n != len(p.Fields) && r.err == nil {
+			r.fail(fmt.Sprintf("member flags for %d fields, the program has %d", n, len(p.Fields)))
+		}
+		for i := 0; i < len(p.Fields) && r.err == nil; i++ {
+			p.Fields[i].Flags = MemberFlag(r.byte())
+		}
+		if n := r.count(1); n != len(p.Statics) && r.err == nil {
+			r.fail(fmt.Sprintf("member flags for %d statics, the program has %d", n, len(p.Statics)))
+		}
+		for i := 0; i < len(p.Statics) && r.err == nil; i++ {
+			p.Statics[i].Flags = MemberFlag(r.byte())
 		}
 	}
 	if r.err != nil {

@@ -117,7 +117,7 @@ func TestDecode_bad(t *testing.T) {
 	}{
 		{"empty", nil, ErrFormat, "bad magic"},
 		{"magic", append([]byte("MCVM\x00XX\r\n"), good[len(Magic):]...), ErrFormat, "bad magic"},
-		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2, 4 and 5"},
+		{"version", append(version3, good[len(Magic)+1:]...), ErrFormat, "format version 3, this mcvm reads versions 1, 2, 4, 5 and 6"},
 		{"v1 finally", encode(sehProgram(), 1), ErrFormat, "finally handler in a version-1 file"},
 		{"trailing", append(append([]byte(nil), good...), 0), ErrFormat, "checksum mismatch"},
 		{"v2 trailing", append(encode(testProgram(), 2), 0), ErrFormat, "trailing"},
@@ -182,8 +182,8 @@ func TestEncode_versions(t *testing.T) {
 		t.Errorf("bodyVersion(sehProgram()) = %d, want 2", got)
 	}
 	b := Encode(p)
-	if b[len(Magic)] != FormatVersion {
-		t.Errorf("Encode(sehProgram()) writes version %d, want %d", b[len(Magic)], FormatVersion)
+	if b[len(Magic)] != plainVersion {
+		t.Errorf("Encode(sehProgram()) writes version %d, want %d", b[len(Magic)], plainVersion)
 	}
 	q, err := Decode(b)
 	if err != nil {
@@ -205,12 +205,12 @@ func TestEncode_extended(t *testing.T) {
 	if err := Verify(p); err != nil {
 		t.Fatalf("Verify(extended) = %v", err)
 	}
-	if got := bodyVersion(p); got != FormatVersion {
-		t.Errorf("bodyVersion(extended) = %d, want %d", got, FormatVersion)
+	if got := bodyVersion(p); got != plainVersion {
+		t.Errorf("bodyVersion(extended) = %d, want %d", got, plainVersion)
 	}
 	b := Encode(p)
-	if b[len(Magic)] != FormatVersion {
-		t.Errorf("Encode(extended) writes version %d, want %d", b[len(Magic)], FormatVersion)
+	if b[len(Magic)] != plainVersion {
+		t.Errorf("Encode(extended) writes version %d, want %d", b[len(Magic)], plainVersion)
 	}
 	q, err := Decode(b)
 	if err != nil {
@@ -339,5 +339,44 @@ func TestEncode_localNames(t *testing.T) {
 	m.LocalNames = append(m.LocalNames, "extra")
 	if _, err := Decode(Encode(p)); !errors.Is(err, ErrFormat) {
 		t.Errorf("Decode of a method with a local name too many = %v, want ErrFormat", err)
+	}
+}
+
+// TestEncode_qualified round-trips a program with a ghost static and a
+// final field through format version 6, and checks that the same program
+// without them is still written in version 5.
+func TestEncode_qualified(t *testing.T) {
+	p := testProgram()
+	if b := Encode(p); b[len(Magic)] != plainVersion {
+		t.Errorf("Encode(testProgram()) writes version %d, want %d", b[len(Magic)], plainVersion)
+	}
+	p.Statics = append(p.Statics, Static{Class: p.Statics[0].Class, Name: "g", Kind: KindInt, Flags: MemberGhost, Pos: Pos{0, 5, 1}})
+	p.Fields[1].Flags = MemberFinal
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify(qualified) = %v", err)
+	}
+	b := Encode(p)
+	if b[len(Magic)] != FormatVersion {
+		t.Errorf("Encode(qualified) writes version %d, want %d", b[len(Magic)], FormatVersion)
+	}
+	q, err := Decode(b)
+	if err != nil {
+		t.Fatalf("Decode(Encode(qualified)) = %v", err)
+	}
+	if !q.Statics[len(q.Statics)-1].Ghost() || !q.Fields[1].Final() || q.Fields[0].Flags != 0 {
+		t.Errorf("after a round trip: flags %v %v, want ghost static and final field", q.Statics[len(q.Statics)-1].Flags, q.Fields[1].Flags)
+	}
+	if !bytes.Equal(Encode(q), b) || Digest(q) != Digest(p) {
+		t.Error("Encode or Digest changes in a round trip")
+	}
+	p.Statics[len(p.Statics)-1].Flags = 0
+	if Digest(q) == Digest(p) {
+		t.Error("Digest ignores a ghost flag")
+	}
+	for _, bad := range []MemberFlag{MemberFinal, 4} {
+		q.Statics[len(q.Statics)-1].Flags = bad
+		if err := Verify(q); err == nil {
+			t.Errorf("Verify accepts a static with flags %v", bad)
+		}
 	}
 }

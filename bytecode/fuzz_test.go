@@ -18,6 +18,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode(sehProgram(), 2))
 	f.Add(Encode(NewProgram()))
 	f.Add(Encode(extendedProgram(f)))
+	f.Add(Encode(qualifiedProgram()))
 	f.Add([]byte(Magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, in := range [][]byte{b, sealed(b)} {
@@ -50,7 +51,15 @@ func sealed(b []byte) []byte {
 	if n <= 0 {
 		return nil
 	}
-	s := append([]byte(Magic), FormatVersion)
+	s := append([]byte(Magic), plainVersion)
 	s = append(s, b[len(Magic)+n:]...)
 	return binary.LittleEndian.AppendUint64(s, crc64.Checksum(s, crcTable()))
+}
+
+// qualifiedProgram is testProgram with a ghost static: a program only
+// format version 6 holds.
+func qualifiedProgram() *Program {
+	p := testProgram()
+	p.Statics = append(p.Statics, Static{Class: p.Statics[0].Class, Name: "g", Kind: KindInt, Flags: MemberGhost})
+	return p
 }

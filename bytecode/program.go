@@ -52,6 +52,7 @@ type Field struct {
 	Name  string
 	Kind  Kind
 	Slot  int32
+	Flags MemberFlag
 	Pos   Pos
 }
 
@@ -61,7 +62,61 @@ type Static struct {
 	Name  string
 	Kind  Kind
 	Init  int64
+	Flags MemberFlag
 	Pos   Pos
+}
+
+// MemberFlag qualifies a field or static (format version 6).
+type MemberFlag uint8
+
+// Member flags.
+const (
+	// MemberGhost: the model's bookkeeping (an int field or static
+	// declared ghost). Part of the state, read by invariants and
+	// assertions; Verify checks that no ghost value flows into anything
+	// else, so its accesses are not scheduling points.
+	MemberGhost MemberFlag = 1 << iota
+	// MemberFinal: an instance field written only by the method that
+	// allocates its object, at most once, before the object is published
+	// (Verify checks it), so that its reads are not scheduling points.
+	MemberFinal
+	memberFlags = MemberGhost | MemberFinal
+)
+
+// Ghost reports whether f is a ghost field.
+func (f *Field) Ghost() bool { return f.Flags&MemberGhost != 0 }
+
+// Final reports whether f is a final field.
+func (f *Field) Final() bool { return f.Flags&MemberFinal != 0 }
+
+// Ghost reports whether s is a ghost static.
+func (s *Static) Ghost() bool { return s.Flags&MemberGhost != 0 }
+
+// Hidden reports whether instruction in of p accesses a ghost field or
+// static, or reads a final field: an access that is not a scheduling
+// point (in must have valid operands).
+func (p *Program) Hidden(in Instr) bool {
+	switch in.Op {
+	case OpGetfield:
+		return p.Fields[in.A].Flags != 0
+	case OpPutfield:
+		return p.Fields[in.A].Ghost()
+	case OpGetstatic, OpPutstatic:
+		return p.Statics[in.A].Ghost()
+	}
+	return false
+}
+
+// Ghostly reports whether instruction in of p reads or writes a ghost
+// field or static.
+func (p *Program) Ghostly(in Instr) bool {
+	switch in.Op {
+	case OpGetfield, OpPutfield:
+		return p.Fields[in.A].Ghost()
+	case OpGetstatic, OpPutstatic:
+		return p.Statics[in.A].Ghost()
+	}
+	return false
 }
 
 // MethodFlag describes a method.
@@ -143,7 +198,8 @@ type Method struct {
 	// region's scheduling points, as in SPIN's atomic sequences.
 	Atomic []Range
 	// Ends are the valid end states (.endstate): pcs where a thread may
-	// stay blocked forever without the state counting as a deadlock.
+	// stay blocked forever without the state counting as a deadlock. A
+	// return there is not taken as a thread's last: the thread stays.
 	Ends []int32
 	Pos  Pos
 }
@@ -203,7 +259,23 @@ type Program struct {
 	AllowLeak bool
 }
 
-// Extended reports whether p uses what only format version 5 holds:
+// Qualified reports whether p has ghost or final members, which only
+// format version 6 holds.
+func (p *Program) Qualified() bool {
+	for i := range p.Fields {
+		if p.Fields[i].Flags != 0 {
+			return true
+		}
+	}
+	for i := range p.Statics {
+		if p.Statics[i].Flags != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Extended reports whether p uses what only format versions 5 and 6 hold:
 // setup methods, atomic regions, valid end states or AllowLeak.
 func (p *Program) Extended() bool {
 	if len(p.Setup) > 0 || p.AllowLeak {

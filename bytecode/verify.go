@@ -53,6 +53,8 @@ func (l VerifyErrors) Unwrap() error { return ErrInvalid }
 type verifier struct {
 	p    *Program
 	errs VerifyErrors
+	// budget bounds the values the ghost and final checks keep (fits).
+	budget int
 }
 
 func (v *verifier) errorf(m, pc int32, format string, args ...any) {
@@ -75,8 +77,9 @@ func (v *verifier) handlerErrorf(m, h int32, format string, args ...any) {
 
 // Verify checks that p is well formed: built-in classes in place, an acyclic
 // class hierarchy, every operand in range, consistent operand-stack depths at
-// every join and handler, no fall-through past the end of a method, and a
-// valid entry point and invariants. It links p (field slots) and computes
+// every join and handler, no fall-through past the end of a method, ghost
+// and final members used as their rules say (members.go), and a valid
+// entry point and invariants. It links p (field slots) and computes
 // each method's MaxStack. A program that verifies can be run by the VM
 // without any index going out of range. The returned error, if any, is a
 // VerifyErrors.
@@ -88,6 +91,7 @@ func Verify(p *Program) error {
 	}
 	v.link()
 	v.members()
+	v.memberFlagErrors()
 	if len(v.errs) == 0 {
 		for i := range p.Methods {
 			v.code(int32(i))
@@ -102,6 +106,9 @@ func Verify(p *Program) error {
 		for i := range p.Methods {
 			v.model(int32(i))
 		}
+	}
+	if len(v.errs) == 0 && p.Qualified() {
+		v.qualified()
 	}
 	if len(v.errs) == 0 {
 		v.entry()

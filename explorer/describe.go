@@ -81,18 +81,22 @@ type namer struct {
 	names  []string // per ref-1
 	count  map[string]int
 	fields [][]string // per class: slot -> field name
+	ghost  [][]bool   // per class: slot -> a ghost field's
 }
 
 func newNamer(p *bytecode.Program) *namer {
 	n := &namer{p: p, layout: heap.NewLayout(p), count: map[string]int{}}
 	n.fields = make([][]string, len(p.Classes))
+	n.ghost = make([][]bool, len(p.Classes))
 	for c := range p.Classes {
 		n.fields[c] = make([]string, p.Classes[c].Slots)
+		n.ghost[c] = make([]bool, p.Classes[c].Slots)
 	}
 	for _, f := range p.Fields {
 		for c := range p.Classes {
 			if p.IsSubclass(int32(c), f.Class) && int(f.Slot) < len(n.fields[c]) {
 				n.fields[c][f.Slot] = f.Name
+				n.ghost[c][f.Slot] = f.Ghost()
 			}
 		}
 	}
@@ -280,6 +284,9 @@ func Describe(m *vm.Machine, path []vm.Trans, states bool) (*Trace, error) {
 			st.Op += ": no thread waits"
 		}
 		st.Changes = n.changes(m, &b, th)
+		if g := n.ghostWrites(m, &b); g != "" {
+			st.Op += "; " + g
+		}
 		tr.Steps = append(tr.Steps, st)
 		if states {
 			tr.States = append(tr.States, n.threads(m, nil))
@@ -346,7 +353,7 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool, st *Ste
 		}
 		prefix = "begins " + p.MethodName(f.Method) + "(" + strings.Join(args, ", ") + ")"
 		mark("begin", "", -1)
-		if !in.Op.Is(bytecode.FlagSched) {
+		if !in.Op.Is(bytecode.FlagSched) || p.Hidden(in) {
 			return prefix
 		}
 		prefix += "; "
@@ -474,6 +481,46 @@ func (n *namer) op(m *vm.Machine, t *vm.Thread, tr vm.Trans, first bool, st *Ste
 		return prefix + "assert holds"
 	}
 	return prefix + bytecode.FormatInstr(p, in)
+}
+
+// ghostWrites describes the ghost fields and statics the last step
+// changed ("ghost S.writes := 2"), which its first instruction, the one
+// Step.Op describes, need not show: ghost writes are not scheduling
+// points, so they happen inside transitions that begin elsewhere.
+func (n *namer) ghostWrites(m *vm.Machine, b *before) string {
+	p := m.Program()
+	s := &m.S
+	var out []string
+	for i := range s.Statics {
+		if p.Statics[i].Ghost() && i < len(b.statics) && s.Statics[i] != b.statics[i] {
+			out = append(out, "ghost "+p.StaticName(int32(i))+" := "+n.staticValue(s, i))
+		}
+	}
+	h := &s.Heap
+	for i := range h.Objs {
+		r := heap.Ref(i + 1)
+		o := &h.Objs[i]
+		if o.Kind != heap.KindObject || int(o.Class) >= len(n.ghost) {
+			continue
+		}
+		g := n.ghost[o.Class]
+		slots := h.Slots(r)
+		for j := range slots {
+			if j >= len(g) || !g[j] {
+				continue
+			}
+			old := int64(0) // a new object's fields start at 0
+			if i < len(b.objs) {
+				if bo := b.objs[i]; bo.Off == o.Off && bo.Len == o.Len && int(o.Off)+j < len(b.data) {
+					old = b.data[int(o.Off)+j]
+				}
+			}
+			if slots[j] != old {
+				out = append(out, "ghost "+n.slotName(h, r, j)+" := "+n.slotValue(h, r, j))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // changes lists what the step of thread t changed: its locals (frames it

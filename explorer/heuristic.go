@@ -318,7 +318,8 @@ func newFlowGraphStarts(p *bytecode.Program, o vm.Options, start int32) *flowGra
 		for pc, in := range mm.Code {
 			i := b + int32(pc)
 			fl := in.Op.Info().Flags
-			sched := fl&bytecode.FlagSched != 0 && !(merges && fl&bytecode.FlagLocal != 0)
+			// (A ghost access or a final read is never a scheduling point.)
+			sched := fl&bytecode.FlagSched != 0 && !(merges && fl&bytecode.FlagLocal != 0) && !p.Hidden(in)
 			switch {
 			case fl&bytecode.FlagCall != 0:
 				sched = false

@@ -155,10 +155,11 @@ func genCount(t *testing.T, def int) int {
 
 // TestGenerated_reductionIsSound is the differential test of every
 // reduction against the unreduced search on generated programs (the POR
-// generator, the base one, the base one with exception handlers, and the
+// generator, the base one, the base one with exception handlers, the
 // model one with setup methods, atomic regions, valid end states and
-// monitor leaks): each must find exactly the same violations, deadlocked
-// states and end states. MCVM_GEN_PROGRAMS sets how many programs of each
+// monitor leaks, and the ghost one with ghost and final members and
+// threads that stay at their end): each must find exactly the same
+// violations, deadlocked states and end states. MCVM_GEN_PROGRAMS sets how many programs of each
 // generator (default 60; a longer run: MCVM_GEN_PROGRAMS=5000).
 func TestGenerated_reductionIsSound(t *testing.T) {
 	n := genCount(t, 60)
@@ -168,11 +169,14 @@ func TestGenerated_reductionIsSound(t *testing.T) {
 	}
 	var statesNone, statesAll int64
 	handlers := func(seed uint64) string { return progen.GenerateWith(seed, progen.Options{Handlers: true}) }
-	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}, {"handlers", handlers}, {"model", progen.GenerateModel}} {
+	for _, g := range []gen{{"por", progen.GeneratePOR}, {"base", progen.Generate}, {"handlers", handlers}, {"model", progen.GenerateModel}, {"ghost", progen.GenerateGhost}} {
 		compared, withErrors, reduced := 0, 0, 0
 		n := n
-		if g.name == "model" {
+		switch g.name {
+		case "model":
 			n = min(n, 6) // (their atomic regions leave little to reduce: fewer, to keep the package's time)
+		case "ghost":
+			n = min(n, 8) // (the package is near go test's default timeout)
 		}
 		for seed := uint64(1); seed <= uint64(n); seed++ {
 			src := g.f(seed)

@@ -257,7 +257,8 @@ const (
 // Footprint is what the next transition of a thread touches that other
 // threads can see: the access of its first instruction (the rest of a
 // transition is thread-local, or with Options.Escape touches only objects
-// of the thread's own). Obj is a raw reference of the active state: it
+// of the thread's own, or reads final fields; a transition that may run
+// into an atomic region or reach a ghost access is FootAny). Obj is a raw reference of the active state: it
 // identifies the object along one path of the search as long as states
 // are restored from snapshots, not decoded.
 //
@@ -309,8 +310,8 @@ func (m *Machine) NextAccess(tid int32) Access {
 	}
 	o := m.next(t)
 	info := o.op.Info()
-	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 {
-		return Access{}
+	if info.Flags&(bytecode.FlagSched|bytecode.FlagCall|bytecode.FlagReturn) == 0 || o.hidden {
+		return Access{} // (a hidden ghost access is into, above: a final read)
 	}
 	write := info.Flags&bytecode.FlagWrite != 0
 	var a Access
@@ -534,6 +535,9 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 		return m.otherFootprint(t)
 	}
 	o := m.next(t)
+	if o.hidden {
+		return Footprint{} // a final read (a ghost access is into, above)
+	}
 	info := o.op.Info()
 	write := info.Flags&bytecode.FlagWrite != 0
 	obj := func(d int) (heap.Ref, bool) {
@@ -601,11 +605,12 @@ func (m *Machine) NextFootprint(tid int32) Footprint {
 }
 
 // statusInto stands, in NextFootprint, for a thread whose next
-// transition may run into an atomic region (op.into).
+// transition may run into an atomic region or reach a ghost access
+// (op.into).
 const statusInto Status = 255
 
 // footStatus is t's status for NextFootprint: statusInto when its next
-// transition may run into an atomic region.
+// transition may run into an atomic region or reach a ghost access.
 func (m *Machine) footStatus(t *Thread) Status {
 	if (t.Status == StatusRunnable || t.Status == StatusWaiting || t.Status == StatusNotified) && m.next(t).into {
 		return statusInto
@@ -614,8 +619,8 @@ func (m *Machine) footStatus(t *Thread) Status {
 }
 
 // otherFootprint is NextFootprint for a thread that is neither runnable
-// nor in wait, or whose transition may run into an atomic region (it may
-// touch anything: FootAny).
+// nor in wait, or whose transition may run into an atomic region or
+// reach a ghost access (it may touch anything: FootAny).
 func (m *Machine) otherFootprint(t *Thread) Footprint {
 	if m.footStatus(t) == statusInto {
 		return Footprint{Kind: FootAny}

@@ -144,6 +144,8 @@ func (m *Machine) keepFrom(ops []op) []bool {
 		switch {
 		case o.atomic:
 			fixed[p] = true // a transition goes on in the region
+		case o.hidden:
+			fixed[p] = true // reads or writes what is not logged or compared
 		case o.sched:
 			ok[p], fixed[p] = !o.local, true
 		case o.ret:

@@ -168,17 +168,21 @@ type op struct {
 	// where a transition goes on through scheduling points
 	atomic bool
 	// into: a transition that starts here may run on inside an atomic
-	// region, touching more than this instruction (see initAtomic)
-	into  bool
-	_     [6]byte // padding: at 32 bytes the pc is scaled by a shift
-	a, b  int64
-	op    bytecode.Opcode
-	sched bool // a scheduling point whatever the frame
-	ret   bool // a return: a scheduling point when it ends the thread
-	local bool // with Options.Escape: not a scheduling point when its object is thread-local
-	back  bool // a branch to an earlier or the same pc
-	pure  bool // allowed in invariant evaluation
-	gate  bool // enabledAt or choicesAt look at it: else always enabled, with one choice
+	// region or reach a ghost access, touching more than this
+	// instruction (see initAtomic, initGhost)
+	into bool
+	// hidden: an access to a ghost field or static, or a read of a final
+	// field: not a scheduling point (bytecode.Program.Hidden)
+	hidden bool
+	_      [5]byte // padding: at 32 bytes the pc is scaled by a shift
+	a, b   int64
+	op     bytecode.Opcode
+	sched  bool // a scheduling point whatever the frame
+	ret    bool // a return: a scheduling point when it ends the thread
+	local  bool // with Options.Escape: not a scheduling point when its object is thread-local
+	back   bool // a branch to an earlier or the same pc
+	pure   bool // allowed in invariant evaluation
+	gate   bool // enabledAt or choicesAt look at it: else always enabled, with one choice
 	// choosy: choicesAt looks at it (choose, chooseb, notify): else one
 	// choice
 	choosy bool
@@ -335,6 +339,7 @@ func New(p *bytecode.Program, opts Options) (*Machine, error) {
 		m.code[mi] = m.decode(int32(mi))
 	}
 	m.initAtomic()
+	m.initGhost()
 	for mi := range p.Methods {
 		m.hasEnds = m.hasEnds || len(p.Methods[mi].Ends) > 0
 		for _, in := range p.Methods[mi].Code {
@@ -494,6 +499,9 @@ func (m *Machine) decode(mi int32) []op {
 		o.back = fl&bytecode.FlagRuntimeFlow != 0 || fl&bytecode.FlagBranch != 0 && in.A <= int64(pc)
 		o.local = fl&bytecode.FlagLocal != 0 && m.opts.Escape && m.opts.Granularity == GranTransition
 		o.ret = fl&bytecode.FlagReturn != 0
+		// A return at a valid end state is the thread's last step only
+		// if taken from a callee: as the thread's last, it stays there.
+		o.gate = o.gate || o.ret && meth.IsEnd(int32(pc))
 		switch {
 		case in.Op == bytecode.OpInvokestatic:
 			o.sched = p.Methods[in.A].Sync()
@@ -501,6 +509,8 @@ func (m *Machine) decode(mi int32) []op {
 			o.sched = m.syncVirt[in.A]
 		case o.ret:
 			o.sched = meth.Sync()
+		case p.Hidden(in):
+			o.sched, o.local, o.hidden = false, false, true
 		}
 		if m.opts.Granularity == GranInstruction {
 			o.sched = true
@@ -558,6 +568,10 @@ func (m *Machine) canEnter(t *Thread) bool {
 // enabledOther is enabledAt for the instructions other than monitorenter.
 func (m *Machine) enabledOther(t *Thread, o *op) bool {
 	switch o.op {
+	case bytecode.OpReturn, bytecode.OpRetval:
+		// (gated: at a valid end state, where a thread's last return is
+		// never taken)
+		return len(t.Frames) > 1
 	case bytecode.OpJoin:
 		v := t.Stack[len(t.Stack)-1]
 		if u := m.threadOf(v); u != nil {
@@ -901,6 +915,102 @@ func (m *Machine) initAtomic() {
 	}
 }
 
+// initGhost marks (op.into) the instructions from which a transition
+// may read or write a ghost field or static before it ends: those
+// accesses are not scheduling points, so they run inside transitions
+// that begin elsewhere, and a transition that touches ghost state
+// depends on other threads' accesses to it (two writes of one ghost, or
+// a write and an assertion reading it, in either order reach different
+// states or verdicts) and may change what an invariant reads. With
+// footprint FootAny the reductions take such a transition as dependent
+// on everything, as they do for atomic regions. An instruction is marked
+// when it touches a ghost or some instruction a transition may go on to
+// from it does: its successors that do not end a transition, the entry
+// of the methods it calls, for a return every instruction after a call,
+// and for every instruction every exception handler (it may throw).
+// With Options.Escape, such an instruction is not merged into the
+// transition before it (op.local is cleared): a transition's boundaries
+// are where other threads may observe its ghost accesses in between, and
+// those must not move with the reduction chosen.
+func (m *Machine) initGhost() {
+	p := m.prog
+	touches := false
+	for mi := range p.Methods {
+		for _, in := range p.Methods[mi].Code {
+			touches = touches || p.Ghostly(in)
+		}
+	}
+	if !touches {
+		return
+	}
+	body := make([][]bool, len(p.Methods))
+	for mi := range p.Methods {
+		body[mi] = make([]bool, len(p.Methods[mi].Code))
+	}
+	// cont: a transition that reaches pc of mi after its first
+	// instruction may run it and touch a ghost from there.
+	cont := func(mi int32, pc int64) bool {
+		if pc < 0 || pc >= int64(len(body[mi])) {
+			return false
+		}
+		o := &m.code[mi][pc]
+		return body[mi][pc] && (!o.sched || o.local)
+	}
+	for changed := true; changed; {
+		changed = false
+		ret, exc := false, false
+		for mi := range p.Methods {
+			mm := &p.Methods[mi]
+			for pc, in := range mm.Code {
+				if in.Op.Is(bytecode.FlagCall) && cont(int32(mi), int64(pc)+1) {
+					ret = true
+				}
+			}
+			for _, h := range mm.Handlers {
+				exc = exc || cont(int32(mi), int64(h.Target)) || h.Kind == bytecode.HandlerFilter && cont(int32(mi), int64(h.Filter))
+			}
+		}
+		for mi := range p.Methods {
+			mm := &p.Methods[mi]
+			for pc := len(mm.Code) - 1; pc >= 0; pc-- {
+				if body[mi][pc] {
+					continue
+				}
+				in := mm.Code[pc]
+				fl := in.Op.Info().Flags
+				b := p.Ghostly(in) || exc || fl&bytecode.FlagRuntimeFlow != 0 ||
+					fl&bytecode.FlagReturn != 0 && ret ||
+					fl&bytecode.FlagNoNext == 0 && cont(int32(mi), int64(pc)+1) ||
+					fl&bytecode.FlagBranch != 0 && cont(int32(mi), in.A)
+				switch in.Op {
+				case bytecode.OpInvokestatic:
+					b = b || cont(int32(in.A), 0)
+				case bytecode.OpInvokevirtual:
+					b = b || cont(int32(in.A), 0)
+					for _, c := range m.vtab[in.A] {
+						b = b || c >= 0 && cont(c, 0)
+					}
+				}
+				if b {
+					body[mi][pc], changed = true, true
+				}
+			}
+		}
+	}
+	for mi := range p.Methods {
+		for pc := range m.code[mi] {
+			o := &m.code[mi][pc]
+			o.into = o.into || body[mi][pc]
+			if o.local && !o.atomic && body[mi][pc] {
+				// Escape analysis would join this access, and the ghost
+				// accesses after it, to the transition before it, whose
+				// own ghost accesses other threads' could come between.
+				o.local = false
+			}
+		}
+	}
+}
+
 // exec runs one instruction: the one place executors are called from.
 func (m *Machine) exec(t *Thread, o *op) bool {
 	return execSwitch(m, t, o)
@@ -1104,6 +1214,9 @@ func (m *Machine) Blocker(tid int32) string {
 		r = t.WaitObj
 	} else {
 		o := m.next(t)
+		if o.ret {
+			return "at its end (a valid end state)"
+		}
 		v := t.Stack[len(t.Stack)-1]
 		switch o.op {
 		case bytecode.OpJoin:

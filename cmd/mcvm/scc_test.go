@@ -440,3 +440,33 @@ func TestCertify_limitedTasks(t *testing.T) {
 		t.Errorf("merge-fp with a task cut off: exit %d (want %d)\n%s%s", code, exitLimit, out, errs)
 	}
 }
+
+// TestVerifyCertify_ghost: verify writes, and certify follows with
+// check's figures, whole, in tasks and trustful, the scripts of programs
+// with ghost state, final fields and threads that stay at their end,
+// assembled and as .mcb files (format version 6), unreduced and reduced.
+func TestVerifyCertify_ghost(t *testing.T) {
+	dir := t.TempDir()
+	mcb := filepath.Join(dir, "exclusive.mcb")
+	if code, _, errs := runMain("asm", "-o", mcb, "../../docs/examples/ghost/exclusive.mcasm"); code != exitOK {
+		t.Fatalf("asm: exit %d: %s", code, errs)
+	}
+	script, trust := filepath.Join(dir, "s"), filepath.Join(dir, "t")
+	for _, model := range []string{"../../docs/examples/ghost/exclusive.mcasm", mcb, "../../testdata/conformance/ghost_last.mcasm"} {
+		for _, mode := range []string{"none", "all"} {
+			cs, ct := figuresOf(t, "check", "--continue", "--por", mode, "--sleep=false", model)
+			vs, vt := figuresOf(t, "verify", "--continue", "--por", mode, "--script", script, model)
+			figuresOf(t, "verify", "--continue", "--por", mode, "--trustful-script", trust, model)
+			if vs != cs || vt != ct {
+				t.Errorf("%s por=%s: verify %d states %d transitions, check %d %d", model, mode, vs, vt, cs, ct)
+			}
+			for _, extra := range [][]string{{"--script", script}, {"--script", script, "--tasks", "3", "--jobs", "2"}, {"--trustful", "--script", trust}} {
+				args := append(append([]string{"certify", "--continue", "--por", mode}, extra...), model)
+				s, tr := figuresOf(t, args...)
+				if s != cs || (tr != ct && extra[0] != "--trustful") {
+					t.Errorf("mcvm %s: %d states %d transitions, check %d %d", strings.Join(args, " "), s, tr, cs, ct)
+				}
+			}
+		}
+	}
+}

@@ -46,7 +46,8 @@ func golden(t *testing.T, name, got string) {
 
 // TestTrace_golden checks the text trace of check and replay against
 // golden files: the shared operation of each step with its values, the
-// source lines, --values, --continue's list of distinct violations.
+// source lines, --values, --continue's list of distinct violations, the
+// ghost writes of a step.
 func TestTrace_golden(t *testing.T) {
 	philo := "../../benchmarks/models/philo.mcasm"
 	handoff := "testdata/trace/handoff.mcasm"
@@ -60,6 +61,7 @@ func TestTrace_golden(t *testing.T) {
 		{"handoff.golden", []string{"check", "--values", handoff}, exitViolation},
 		{"twoerrors.golden", []string{"check", "--continue", "testdata/trace/twoerrors.mcasm"}, exitViolation},
 		{"quiet.golden", []string{"check", "--quiet", handoff}, exitViolation},
+		{"ghost.golden", []string{"check", "--values", "../../testdata/conformance/ghost_race.mcasm"}, exitViolation},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runMain(tc.args...)
