@@ -54,7 +54,7 @@ func TestImprove_trails(t *testing.T) {
 			if r.NewLength > r.OldLength || r.NewLength == 0 {
 				t.Errorf("%s: %d transitions, was %d", name, r.NewLength, r.OldLength)
 			}
-			if code, o, e := runMain("replay", "-D", "N=4", "--json", out, philo); code != exitViolation || !strings.Contains(o, `"verdict": "deadlock"`) {
+			if code, o, e := runMain("replay", "-D", "N=4", "--json", out, philo); code != exitViolation || !strings.Contains(o, `"verdict":"deadlock"`) {
 				t.Errorf("%s: replay of the new trail: exit %d: %s%s", name, code, o, e)
 			}
 			lengths[strings.Join(c, " ")] = r.NewLength
@@ -248,7 +248,7 @@ func TestReorder_models(t *testing.T) {
 					if r.NewLength > r.OldLength {
 						t.Errorf("%s: reordered to %d transitions, was %d", name, r.NewLength, r.OldLength)
 					}
-					if code, o, e := runMain(append(append([]string{"replay", "--json"}, md.defs...), out, md.path)...); code != exitViolation || !strings.Contains(o, `"verdict": "deadlock"`) {
+					if code, o, e := runMain(append(append([]string{"replay", "--json"}, md.defs...), out, md.path)...); code != exitViolation || !strings.Contains(o, `"verdict":"deadlock"`) {
 						t.Errorf("%s: replay of the reordered trail: exit %d: %s%s", name, code, o, e)
 					}
 				}

@@ -48,7 +48,7 @@ loop:
 		want string
 	}{
 		{[]string{"check", arr}, exitLimit, "limit:       heap slot limit of 16777216 reached allocating an array of 1099511627776 elements, --max-heap-slots raises it (thread 0, Main.main"},
-		{[]string{"check", "--json", arr}, exitLimit, `"limit": "heap slots"`},
+		{[]string{"check", "--json", arr}, exitLimit, `"limit":"heap slots"`},
 		{[]string{"check", "--trail", trail, thr}, exitLimit, "thread limit of 4096 reached, --max-threads raises it"},
 		{[]string{"replay", trail, thr}, exitLimit, "limit:       thread limit of 4096 reached"},
 		{[]string{"check", "--max-threads", "4098", thr}, exitOK, "verdict:     ok"},

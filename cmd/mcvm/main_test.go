@@ -529,7 +529,7 @@ func TestAsmDisasmRun(t *testing.T) {
 		t.Fatalf("asm: exit %d: %s", code, stderr)
 	}
 	code, out, _ := runMain("check", "--json", mcb)
-	if code != exitOK || !strings.Contains(out, `"verdict": "ok"`) {
+	if code != exitOK || !strings.Contains(out, `"verdict":"ok"`) {
 		t.Errorf("check of .mcb: exit %d\n%s", code, out)
 	}
 	if code, _, _ := runMain("check", "-D", "N=3", mcb); code != exitUsage {

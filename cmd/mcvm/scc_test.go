@@ -396,7 +396,7 @@ func TestPartition_uneven(t *testing.T) {
 		t.Errorf("partition --tasks 8: exit %d, want a line saying no split is under 3 transitions:\n%s%s", code, out, errs)
 	}
 	code, out, errs = runMain("certify", "--json", "--tasks", "8", "--continue", "--script", script, "-D", "N=3", philoOK)
-	if code != exitOK || !strings.Contains(out, `"least_largest_task_transitions": 3`) {
+	if code != exitOK || !strings.Contains(out, `"least_largest_task_transitions":3`) {
 		t.Errorf("certify --tasks 8 --json: exit %d, want least_largest_task_transitions 3:\n%s%s", code, out, errs)
 	}
 	code, out, _ = runMain("partition", "--tasks", "2", "--script", script, "-o", filepath.Join(dir, "tasks2"))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -111,9 +110,11 @@ func TestTrace_json(t *testing.T) {
 	}
 	part := map[string]any{"verdict": rep["verdict"], "message": rep["message"], "trace": rep["trace"],
 		"threads_at_end": rep["threads_at_end"], "threads_involved": rep["threads_involved"]}
-	var b bytes.Buffer
-	writeJSON(&b, part)
-	golden(t, "handoff.json", b.String())
+	b, err := json.MarshalIndent(part, "", "  ") // (indented, for a readable golden file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "handoff.json", string(b)+"\n")
 
 	for _, tc := range []struct {
 		max    string
