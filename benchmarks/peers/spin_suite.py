@@ -50,9 +50,9 @@ SUITE = {
     "philo_meals": {"N": 6, "MEALS": 3},
     "philo_ok": {"N": 7, "MEALS": 2},
     "buffer_monitor": {"P": 7, "C": 7, "SIZE": 5},
-    "readers_writers": {"R": 7, "W": 5},
-    "pipeline": {"S": 5, "K": 3},
-    "sleeping_barber": {"B": 3, "C": 10, "CHAIRS": 5},
+    "readers_writers": {"R": 6, "W": 5},
+    "pipeline": {"S": 5, "K": 2},
+    "sleeping_barber": {"B": 3, "C": 9, "CHAIRS": 5},
     "nested_monitor": {"SIZE": 3, "P": 4, "C": 3, "WORK": 2},
     "workers": {"W": 6, "D": 4},
 }
