@@ -171,7 +171,7 @@ def table(mode, models, res, exact):
             model, config(SUITE[model]), "{:,}".format(exact[model]), "{:,.0f}".format(med(s_rate)),
             "{:,.0f}".format(med(v_rate)), sr, med(s_bps), med(v_bps), mr)
         if lossy:
-            line += " %d, %d |" % (exact[model] - rs[0]["pan"]["states"], exact[model] - rs[0]["mcvm"]["states"])
+            line += " {:,}, {:,} |".format(exact[model] - rs[0]["pan"]["states"], exact[model] - rs[0]["mcvm"]["states"])
         print(line)
     print("median over %d models: speed ratio %.2f, memory ratio %.2f" % (len(models), med(speed), med(mem)))
 
