@@ -6,8 +6,11 @@
 // (peers/).
 //
 // Its tests are an external test package: models_test.go checks every
-// model against its header (SMALL, LARGE, EXPECT), and bench_test.go holds
-// the end-to-end go test -bench benchmarks. The harness that reads the
+// model against its header (SMALL, LARGE, EXPECT), spin_test.go checks
+// the mcvm side of the Promela twins in peers/ against SPIN's counts (with
+// SPIN installed, peers/spin_suite.py --counts checks both sides and
+// peers/spin_suite.py compares their speed and memory), and bench_test.go
+// holds the end-to-end go test -bench benchmarks. The harness that reads the
 // headers and runs the suite is mcvm/internal/bench (mcvm bench), which
 // reads these files at run time from the paths it is given; the product
 // packages and cmd/mcvm must not import this package (internal/depcheck).

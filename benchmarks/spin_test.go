@@ -32,6 +32,26 @@ var spinFigures = []struct {
 	// which end, die only in the reverse order of their creation, and
 	// mcvm's threads end in any order (docs/asm.md).
 	{"server", map[string]int64{"C": 1}, 10, 14, 0},
+	// The twins of the benchmark suite's kinds (RESULTS.md, "Equal
+	// counts"), three sizes each; every thread loops forever.
+	{"philo_ok", map[string]int64{"N": 3, "MEALS": 2}, 264, 489, 0},
+	{"philo_ok", map[string]int64{"N": 4, "MEALS": 2}, 1872, 4737, 0},
+	{"philo_ok", map[string]int64{"N": 5, "MEALS": 2}, 13344, 42977, 0},
+	{"readers_writers", map[string]int64{"R": 2, "W": 1}, 31, 83, 0},
+	{"readers_writers", map[string]int64{"R": 3, "W": 2}, 364, 1491, 0},
+	{"readers_writers", map[string]int64{"R": 5, "W": 4}, 43846, 301843, 0},
+	{"pipeline", map[string]int64{"S": 1, "K": 2}, 132, 297, 0},
+	{"pipeline", map[string]int64{"S": 2, "K": 3}, 1544, 4629, 0},
+	{"pipeline", map[string]int64{"S": 3, "K": 2}, 8208, 30769, 0},
+	{"sleeping_barber", map[string]int64{"B": 1, "C": 2, "CHAIRS": 1}, 25, 62, 0},
+	{"sleeping_barber", map[string]int64{"B": 2, "C": 3, "CHAIRS": 2}, 314, 1305, 0},
+	{"sleeping_barber", map[string]int64{"B": 2, "C": 7, "CHAIRS": 3}, 10396, 80707, 0},
+	{"nested_monitor", map[string]int64{"SIZE": 1, "P": 1, "C": 1, "WORK": 2}, 56, 85, 4},
+	{"nested_monitor", map[string]int64{"SIZE": 2, "P": 2, "C": 2, "WORK": 2}, 2432, 6401, 32},
+	{"nested_monitor", map[string]int64{"SIZE": 3, "P": 3, "C": 2, "WORK": 3}, 81648, 259201, 405},
+	{"workers", map[string]int64{"W": 2, "D": 1}, 26, 49, 0},
+	{"workers", map[string]int64{"W": 3, "D": 2}, 261, 718, 0},
+	{"workers", map[string]int64{"W": 5, "D": 3}, 17022, 79161, 0},
 }
 
 // TestSPIN_equalCounts checks that the mcvm twins of peers/*.pml, written
