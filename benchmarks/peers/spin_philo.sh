@@ -32,8 +32,8 @@ mcvmrun() {
 	label=$1
 	shift
 	/usr/bin/time -f "%M" -o time.txt ./mcvm check --json --por=none --continue --memory-limit 0 -D N="$N" "$@" "$root/benchmarks/models/philo.mcasm" >out.json || true
-	states=$(sed -n 's/.*"states": *\([0-9]*\).*/\1/p' out.json | head -1)
-	secs=$(sed -n 's/.*"elapsed_s": *\([0-9.e+-]*\).*/\1/p' out.json | head -1)
+	states=$(grep -o '"states": *[0-9]*' out.json | head -1 | grep -o '[0-9]*$')
+	secs=$(grep -o '"elapsed_s": *[0-9.e+-]*' out.json | head -1 | sed 's/.*: *//')
 	echo "$label $states $secs $(tail -n 1 time.txt)"
 }
 {

@@ -109,7 +109,7 @@ def run_mcvm(mcvm, model, defs, flags):
         args += ["-D", "%s=%d" % kv]
     out, cpu, rss = measure(args + [os.path.join(HERE, model + ".mcasm")], head=1 << 16)
     def num(key):  # top-level counts, which come before the trace
-        return int(re.search(r'\n  "%s": (\d+)' % key, out).group(1))
+        return int(re.search(r'"%s": *(\d+)' % key, out).group(1))
     return {"states": num("states"), "transitions": num("transitions"), "errors": num("errors"),
             "depth": num("max_depth"), "cpu": cpu, "rss": rss}
 
