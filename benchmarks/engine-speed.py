@@ -8,7 +8,8 @@ Runs `check --continue` of every model in benchmarks/models at its SMALL
 --hash-compact --por=none, the unreduced lossy search), with OLD and NEW
 in turn (A B, then B A, so that neither always runs first), and reads
 each child's CPU time (user + system, from the operating system) and the
-peak resident memory the report gives. Both builds must explore the same
+peak resident memory the report gives, and the search's own time
+(elapsed_s, without start-up and report). Both builds must explore the same
 numbers of states and transitions (checked). Prints, per model and
 configuration, the median of the rounds' OLD/NEW CPU-time ratios (above
 1: NEW is faster) and NEW's peak memory per state over OLD's, then the
@@ -40,7 +41,7 @@ def run(binary, args):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     j = json.loads(p.stdout)
-    return cpu, j["states"], j["transitions"], j["memory"]["peak_rss_bytes"]
+    return cpu, j["states"], j["transitions"], j["memory"]["peak_rss_bytes"], j["elapsed_s"]
 
 
 def main():
@@ -55,8 +56,8 @@ def main():
     models = sorted(f[:-6] for f in os.listdir(os.path.join(ROOT, "benchmarks", "models")) if f.endswith(".mcasm"))
     if a.models:
         models = [m for m in models if m in a.models.split(",")]
-    summary = {}
-    print("%-20s %-13s %8s %10s %10s %9s" % ("model", "config", "states", "old cpu s", "new cpu s", "old/new"))
+    summary, searches = {}, {}
+    print("%-20s %-13s %8s %10s %10s %9s %14s" % ("model", "config", "states", "old cpu s", "new cpu s", "old/new", "search old/new"))
     for cfg in a.configs.split(","):
         for m in models:
             path = os.path.join("benchmarks", "models", m + ".mcasm")
@@ -71,13 +72,16 @@ def main():
             if {(x[1], x[2]) for x in olds + news} != {(olds[0][1], olds[0][2])}:
                 sys.exit("%s %s: the builds explored different state spaces" % (m, cfg))
             ratio = statistics.median(o[0] / n[0] for o, n in zip(olds, news))
+            search = statistics.median(o[4] / max(n[4], 1e-9) for o, n in zip(olds, news))
+            searches.setdefault(cfg, []).append(search)
             mem = statistics.median(n[3] for n in news) / statistics.median(o[3] for o in olds)
             summary.setdefault(cfg, []).append(ratio)
-            print("%-20s %-13s %8d %10.3f %10.3f %9.3f  memory new/old %.3f" % (
+            print("%-20s %-13s %8d %10.3f %10.3f %9.3f %14.3f  memory new/old %.3f" % (
                 m, cfg, olds[0][1], statistics.median(o[0] for o in olds),
-                statistics.median(n[0] for n in news), ratio, mem), flush=True)
+                statistics.median(n[0] for n in news), ratio, search, mem), flush=True)
     for cfg, rs in summary.items():
-        print("%s: median over %d models %.3f, lowest %.3f" % (cfg, len(rs), statistics.median(rs), min(rs)))
+        print("%s: median over %d models %.3f, lowest %.3f; the search's own time (elapsed_s): median %.3f, lowest %.3f" % (
+            cfg, len(rs), statistics.median(rs), min(rs), statistics.median(searches[cfg]), min(searches[cfg])))
 
 
 if __name__ == "__main__":
