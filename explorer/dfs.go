@@ -4,6 +4,7 @@ package explorer
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"mcvm/vm"
 )
@@ -40,6 +41,7 @@ func (s *search) load(f *frame) {
 func (s *search) checkNew(nid int32) (int32, bool) {
 	if depth := len(s.stack); depth > s.stats.MaxDepth {
 		s.stats.MaxDepth = depth
+		s.reserveDepth()
 	}
 	start := int32(len(s.trans))
 	if !s.check(nid) {
@@ -493,4 +495,19 @@ func (s *search) enter(nid int32) {
 		s.setSleep(nid, s.z)
 	}
 	s.push(nid, int(start), s.z)
+}
+
+// reserveDepth, at each new greatest depth, doubles the stack's and the
+// transitions' arrays when they are nearly full. append alone grows a
+// large array by a quarter, so a search that goes hundreds of thousands
+// of levels deep (a model whose runs are long cycles) would copy each
+// array about five times over, and as often make and clear a new one.
+func (s *search) reserveDepth() {
+	if len(s.stack) == cap(s.stack) && len(s.stack) > 0 {
+		s.stack = slices.Grow(s.stack, len(s.stack)+1)
+		s.top = &s.stack[len(s.stack)-1]
+	}
+	if cap(s.trans)-len(s.trans) < 256 {
+		s.trans = slices.Grow(s.trans, len(s.trans)+256) // (to twice the length)
+	}
 }
