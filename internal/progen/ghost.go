@@ -51,12 +51,7 @@ func GenerateGhost(seed uint64) string {
 		default:
 			mm.emit("return")
 		}
-		fmt.Fprintf(&g.b, ".method static t%d(o)\n", t)
-		for _, d := range mm.dirs {
-			g.b.WriteString(d + "\n")
-		}
-		g.b.WriteString(mm.code.String())
-		g.b.WriteString(".end\n\n")
+		mm.write(&g.b, fmt.Sprintf(".method static t%d(o)\n", t))
 	}
 	inv := g.rng.IntN(3) == 0
 	if inv {
