@@ -190,7 +190,7 @@ func (p *parallel) run(ws []*pworker) {
 	if enc == nil {
 		enc = w0.m.Encode(nil)
 	}
-	gid, _ := w0.add(enc, fp, -1, vm.Trans{})
+	gid, _, _ := w0.add(enc, fp, -1, vm.Trans{})
 	p.states.Store(1)
 	w0.room = 0
 	p.free.Store(p.table.room(1))
@@ -409,7 +409,7 @@ func (w *pworker) expand(e pentry) bool {
 			sticky = true
 		}
 		enc, fp := w.encode()
-		gid, isNew := w.add(enc, fp, e.gid, tr)
+		gid, rec, isNew := w.add(enc, fp, e.gid, tr)
 		if !isNew {
 			w.st.Revisits++
 			continue
@@ -428,13 +428,14 @@ func (w *pworker) expand(e pentry) bool {
 			w.note(cf, fp, gid, vm.Trans{}, false)
 			continue
 		}
-		if enc == nil {
-			enc = w.m.Encode(w.enc[:0])
-			w.enc = enc
+		if rec == nil {
+			// Hash compaction keeps no encoding: the next level's is
+			// written to the worker's arena.
+			off := len(w.arena)
+			w.arena = w.m.Encode(w.arena)
+			rec = w.arena[off:len(w.arena):len(w.arena)]
 		}
-		off := len(w.arena)
-		w.arena = append(w.arena, enc...)
-		w.out = append(w.out, pentry{gid: gid, fp: fp, enc: w.arena[off:len(w.arena):len(w.arena)]})
+		w.out = append(w.out, pentry{gid: gid, fp: fp, enc: rec})
 	}
 	return true
 }
@@ -483,20 +484,21 @@ func (w *pworker) tick() bool {
 
 // add stores the state of encoding enc (nil for hash compaction) and
 // fingerprint fp, reached from global id parent by tr; it returns whether
-// it is new and, if it is, its global id.
-func (w *pworker) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, bool) {
+// it is new and, if it is, its global id and, in the exact store, its
+// stored encoding.
+func (w *pworker) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, []byte, bool) {
 	p := w.p
-	isNew, full := p.table.add(enc, fp, int(w.index), &w.rec, p.recs, p.opts.MemoryLimit)
+	isNew, rec, full := p.table.add(enc, fp, int(w.index), &w.rec, p.recs, p.opts.MemoryLimit)
 	if full {
 		p.stopWith("memory")
 	}
 	w.room--
 	if !isNew {
-		return -1, false
+		return -1, nil, false
 	}
 	gid := int64(len(w.parent))*p.workers + w.index
 	w.parent, w.via = append(w.parent, parent), append(w.via, tr)
-	return gid, true
+	return gid, rec, true
 }
 
 // pathTo returns the transitions from the initial state to global id gid.

@@ -87,12 +87,13 @@ func (r *records) get(place uint64) []byte {
 }
 
 // add inserts the state of fingerprint fp (and, exact, encoding enc,
-// whose record worker w keeps in own) and reports whether it was new, and
-// with an exact table whether w's records had no room (then nothing was
-// added). Two workers adding the same state at once contend for the same
+// whose record worker w keeps in own) and reports whether it was new,
+// with an exact table the record of a new state (which never moves, so
+// the next level reads it where it is), and whether w's records had no
+// room (then nothing was added). Two workers adding the same state at once contend for the same
 // empty slot (the first probe position both reach that names neither), so
 // exactly one of them wins.
-func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*records, limit int64) (isNew, full bool) {
+func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*records, limit int64) (isNew bool, rec []byte, full bool) {
 	if fp == 0 {
 		fp = 1 // (as compactStore)
 	}
@@ -103,13 +104,14 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 	n := uint64(len(t.slots))
 	i, _ := bits.Mul64(key, n)
 	var mine uint64 // this worker's entry for enc, once its record is written
+	var place uint64
 	for {
 		e := atomic.LoadUint64(&t.slots[i])
 		if e == 0 {
 			if t.exact && mine == 0 {
-				place, ok := own.put(enc, limit)
-				if !ok {
-					return false, true
+				var ok bool
+				if place, ok = own.put(enc, limit); !ok {
+					return false, nil, true
 				}
 				mine = key | uint64(w)<<(sharedRefBits-sharedWorkerBits) | place + 1
 			}
@@ -117,7 +119,10 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 				mine = key
 			}
 			if atomic.CompareAndSwapUint64(&t.slots[i], 0, mine) {
-				return true, false
+				if t.exact {
+					rec = own.get(place)
+				}
+				return true, rec, false
 			}
 			e = atomic.LoadUint64(&t.slots[i])
 		}
@@ -125,7 +130,7 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 			if mine != 0 && t.exact {
 				own.drop(enc)
 			}
-			return false, false
+			return false, nil, false
 		}
 		if i++; i == n {
 			i = 0
