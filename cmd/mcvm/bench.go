@@ -188,7 +188,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	it, unsignal := catchInterrupts(stderr)
 	defer unsignal()
-	o.Interrupt, o.Started = &it.flag, it.started
+	o.Interrupt, o.Started, o.Ended = &it.flag, it.started, it.ended
 	rows, err := bench.Run(suite, o)
 	if err != nil {
 		return fail(stderr, "bench", err)

@@ -16,13 +16,14 @@ import (
 // interrupt is what catchInterrupts sets up for one command: flag, which
 // the first SIGINT or SIGTERM sets and the searches look at
 // (explorer.Options.Interrupt, scc.Options.Interrupt), and the child
-// process every signal is passed on to (mcvm bench runs each model in
-// its own process group, so that a signal reaches it once, from here).
+// processes every signal is passed on to (mcvm bench and mcvm swarm run
+// each check in its own process group, so that a signal reaches it once,
+// from here: the first stops it with a report, the second at once).
 type interrupt struct {
-	flag  atomic.Bool
-	mu    sync.Mutex
-	sigs  []os.Signal // received so far
-	child *os.Process
+	flag     atomic.Bool
+	mu       sync.Mutex
+	sigs     []os.Signal // received so far
+	children map[*os.Process]struct{}
 }
 
 // interruptReady is called once a command catches interrupts; tests set
@@ -77,8 +78,8 @@ func (it *interrupt) handle(ch <-chan os.Signal, done <-chan struct{}, stderr io
 			it.mu.Lock()
 			it.sigs = append(it.sigs, sig)
 			n := len(it.sigs)
-			if it.child != nil {
-				it.child.Signal(sig)
+			for p := range it.children {
+				p.Signal(sig)
 			}
 			it.mu.Unlock()
 			if n == 1 {
@@ -97,17 +98,25 @@ func (it *interrupt) handle(ch <-chan os.Signal, done <-chan struct{}, stderr io
 	}
 }
 
-// started tells it the child process the signals go to (nil when it has
-// ended); the signals received before it started are passed on at once.
+// started tells it of a child process the signals go to, until ended;
+// the signals received before it started are passed on at once.
 func (it *interrupt) started(p *os.Process) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	it.child = p
-	if p != nil {
-		for _, sig := range it.sigs {
-			p.Signal(sig)
-		}
+	if it.children == nil {
+		it.children = map[*os.Process]struct{}{}
 	}
+	it.children[p] = struct{}{}
+	for _, sig := range it.sigs {
+		p.Signal(sig)
+	}
+}
+
+// ended tells it that child p has ended.
+func (it *interrupt) ended(p *os.Process) {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	delete(it.children, p)
 }
 
 // interrupted reports whether a signal has asked the command to stop.

@@ -286,34 +286,11 @@ func (f *modelFlags) passOn(fs *pflag.FlagSet) []string {
 
 // runSwarmJobs runs the jobs, parallel at a time, each as mcvm check in
 // a process group of its own; an interrupt stops launching jobs and is
-// passed on to the running ones, which then report what they explored.
+// passed on to the running ones (it.started), which then report what
+// they explored.
 func runSwarmJobs(self, model string, common []string, js []*swarmJob, parallel int, it *interrupt) {
-	var mu sync.Mutex
-	running := map[*os.Process]bool{} // the jobs running, and whether they were passed an interrupt
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	go func() { // pass an interrupt on
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if it.interrupted() {
-					mu.Lock()
-					for p, told := range running {
-						if !told { // once: a second signal ends a job without a report
-							p.Signal(syscall.SIGINT)
-							running[p] = true
-						}
-					}
-					mu.Unlock()
-				}
-			}
-		}
-	}()
 	for _, j := range js {
 		sem <- struct{}{}
 		if it.interrupted() {
@@ -332,13 +309,9 @@ func runSwarmJobs(self, model string, common []string, js []*swarmJob, parallel 
 				j.err = err
 				return
 			}
-			mu.Lock()
-			running[cmd.Process] = false // not yet told of an interrupt
-			mu.Unlock()
+			it.started(cmd.Process)
 			err := cmd.Wait()
-			mu.Lock()
-			delete(running, cmd.Process)
-			mu.Unlock()
+			it.ended(cmd.Process)
 			code := cmd.ProcessState.ExitCode()
 			if err != nil && it.interrupted() && code != exitViolation && code != exitLimit {
 				// Interrupted before it caught signals: it ended at once,
@@ -354,7 +327,6 @@ func runSwarmJobs(self, model string, common []string, js []*swarmJob, parallel 
 		}(j)
 	}
 	wg.Wait()
-	close(stop)
 }
 
 // printSwarm prints the swarm's jobs and verdict.

@@ -87,10 +87,11 @@ type Options struct {
 	// the run under way (which ends with verdict limit, "interrupted", if
 	// it was given the signal). Each child runs in a process group of its
 	// own, so that a signal sent to the terminal's group does not reach
-	// it twice; Started is told each child when it starts and nil when it
+	// it twice; Started and Ended are told each child when it starts and
 	// ends, to pass the signals on to it.
 	Interrupt *atomic.Bool
 	Started   func(*os.Process)
+	Ended     func(*os.Process)
 }
 
 // ErrSymmetryDPOR is returned by Run for Options with both Symmetry and a
@@ -269,8 +270,8 @@ func (o *Options) runModel(m *Model, defs map[string]int64, mode string, extra [
 				o.Started(cmd.Process)
 			}
 			err = cmd.Wait()
-			if o.Started != nil {
-				o.Started(nil)
+			if o.Ended != nil {
+				o.Ended(cmd.Process)
 			}
 		}
 		if cmd.ProcessState == nil || (err != nil && cmd.ProcessState.ExitCode() == o.ToolFailure) {
