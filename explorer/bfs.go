@@ -126,6 +126,7 @@ func (s *search) lossyEncoding() []byte {
 // ask for; it returns false when the search must stop.
 func (s *search) expandState(cur int32, enc []byte) bool {
 	s.stats.Expanded++
+	s.expanding = cur
 	if s.loaded != cur {
 		if enc != nil {
 			s.m.Decode(enc)

@@ -105,6 +105,13 @@ type Options struct {
 	// early preemption much sooner. The state space explored is the same;
 	// the same seed gives the same search.
 	Shuffle uint64
+	// Coverage, if not EstimatorOff, makes a search that ends at a limit
+	// of its own (states, depth, time, memory, interrupted) estimate the
+	// share of the reachable states it visited (Result.Coverage), with
+	// random choices seeded by CoverageSeed. EstimatorThesis also changes
+	// the search (see there) and needs MaxStates.
+	Coverage     Estimator
+	CoverageSeed uint64
 	// Heuristic estimates a state's distance to an error for BestFirst,
 	// AStar and IDA (unused by the others). Nil estimates 0 everywhere:
 	// A* is then a uniform-cost search, IDA* an iterative deepening.
@@ -271,4 +278,7 @@ type Result struct {
 	// and Path then say where, unless an error found before is the
 	// verdict.
 	Limit string
+	// Coverage estimates the share of the reachable states visited, for
+	// a search that ended at a limit with Options.Coverage set; else nil.
+	Coverage *Coverage
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -41,6 +42,8 @@ type searchFlags struct {
 	target     *string
 	cont       *bool
 	shuffle    *uint64
+	coverage   *string
+	seed       *uint64
 	maxStates  *int
 	maxDepth   *int
 	timeLimit  *time.Duration
@@ -66,6 +69,8 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.target = fs.String("target", "", "the last state of this trail `FILE` (its error state) is the heuristic's target")
 	f.cont = fs.Bool("continue", false, "explore the whole state space and count errors instead of stopping at the first")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
+	f.coverage = fs.String("coverage", "walk", "when a limit ends the search, estimate the share of reachable states visited: walk, chao, thesis (needs --max-states; searches breadth-first, then from sampled transitions) or off")
+	f.seed = fs.Uint64("seed", 1, "seed of the coverage estimator's random choices (same seed, same estimate)")
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
 	f.timeLimit = fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
@@ -101,6 +106,10 @@ func (f *searchFlags) profile() (stop func(), err error) {
 func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	opts := explorer.Options{Continue: *f.cont, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
 	var ok bool
+	if opts.Coverage, ok = explorer.ParseEstimator(*f.coverage); !ok {
+		return opts, fmt.Errorf("--coverage: want walk, chao, thesis or off, got %q", *f.coverage)
+	}
+	opts.CoverageSeed = *f.seed
 	if opts.Order, ok = explorer.ParseOrder(*f.search); !ok {
 		return opts, fmt.Errorf("--search: want dfs, bfs, best-first, astar or ida, got %q", *f.search)
 	}
@@ -596,6 +605,14 @@ type report struct {
 	StatesPerS    float64       `json:"states_per_s"`
 	BytesPerState float64       `json:"bytes_per_state"`
 	Memory        *memory       `json:"memory,omitempty"`
+	// A search that ended at a limit: the estimated share of the
+	// reachable states it stored (--coverage), with a 95% interval.
+	CoverageEstimate *float64 `json:"coverage_estimate,omitempty"`
+	CoverageLow      *float64 `json:"coverage_low,omitempty"`
+	CoverageHigh     *float64 `json:"coverage_high,omitempty"`
+	EstimatedStates  *float64 `json:"estimated_states,omitempty"`
+	Estimator        string   `json:"estimator,omitempty"`
+	CoverageSamples  int64    `json:"coverage_samples,omitempty"`
 	Trace         []traceStep   `json:"trace"`
 	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
 	// Script holds the search script's figures (verify, certify).
@@ -627,6 +644,10 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	}
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
+	}
+	if c := res.Coverage; c != nil {
+		r.CoverageEstimate, r.CoverageLow, r.CoverageHigh, r.EstimatedStates = &c.Share, &c.Low, &c.High, &c.Total
+		r.Estimator, r.CoverageSamples = c.Estimator.String(), c.Samples
 	}
 	a := st.Store
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
@@ -708,6 +729,10 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "error:       %s\n", r.Message)
 	}
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
+	if r.CoverageEstimate != nil {
+		fmt.Fprintf(w, "coverage:    about %s of the reachable states (%s-%s; %s estimate: about %s states)\n",
+			percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), r.Estimator, roundStates(*r.EstimatedStates))
+	}
 	if r.Heuristic != "" {
 		fmt.Fprintf(w, "directed:    %s, heuristic %s: %d states expanded", r.Search, r.Heuristic, r.Expanded)
 		switch {
@@ -937,3 +962,22 @@ func (m *memory) printLimit(w io.Writer, limit string) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// percent prints a share as a whole percentage, or with one decimal
+// below 10%.
+func percent(x float64) string {
+	if x < 0.1 {
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
+}
+
+// roundStates prints an estimated number of states to three significant
+// digits.
+func roundStates(x float64) string {
+	if x < 1000 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x))-2)
+	return strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
+}
