@@ -607,14 +607,14 @@ type report struct {
 	Memory        *memory       `json:"memory,omitempty"`
 	// A search that ended at a limit: the estimated share of the
 	// reachable states it stored (--coverage), with a 95% interval.
-	CoverageEstimate *float64 `json:"coverage_estimate,omitempty"`
-	CoverageLow      *float64 `json:"coverage_low,omitempty"`
-	CoverageHigh     *float64 `json:"coverage_high,omitempty"`
-	EstimatedStates  *float64 `json:"estimated_states,omitempty"`
-	Estimator        string   `json:"estimator,omitempty"`
-	CoverageSamples  int64    `json:"coverage_samples,omitempty"`
-	Trace         []traceStep   `json:"trace"`
-	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
+	CoverageEstimate *float64    `json:"coverage_estimate,omitempty"`
+	CoverageLow      *float64    `json:"coverage_low,omitempty"`
+	CoverageHigh     *float64    `json:"coverage_high,omitempty"`
+	EstimatedStates  *float64    `json:"estimated_states,omitempty"`
+	Estimator        string      `json:"estimator,omitempty"`
+	CoverageSamples  int64       `json:"coverage_samples,omitempty"`
+	Trace            []traceStep `json:"trace"`
+	Threads          []threadEnd `json:"threads_at_end,omitempty"`
 	// Script holds the search script's figures (verify, certify).
 	Script    *scriptFigures `json:"script,omitempty"`
 	continued bool           // --continue: always say how many errors
