@@ -254,6 +254,9 @@ type Stats struct {
 	// 16,000 transitions and at the end).
 	Store      StoreAccount
 	PeakMemory int64
+	// Levels: breadth-first search's new states by depth (level 0, the
+	// initial state, not counted).
+	Levels []int64
 }
 
 // StatesPerSecond is States divided by Elapsed.

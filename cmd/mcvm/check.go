@@ -605,6 +605,7 @@ type report struct {
 	StatesPerS    float64       `json:"states_per_s"`
 	BytesPerState float64       `json:"bytes_per_state"`
 	Memory        *memory       `json:"memory,omitempty"`
+	Levels        []int64       `json:"levels,omitempty"`
 	// A search that ended at a limit: the estimated share of the
 	// reachable states it stored (--coverage), with a 95% interval.
 	CoverageEstimate *float64    `json:"coverage_estimate,omitempty"`
@@ -645,6 +646,7 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	if st.States > 0 {
 		r.BytesPerState = float64(st.StoreBytes) / float64(st.States)
 	}
+	r.Levels = st.Levels
 	if c := res.Coverage; c != nil {
 		r.CoverageEstimate, r.CoverageLow, r.CoverageHigh, r.EstimatedStates = &c.Share, &c.Low, &c.High, &c.Total
 		r.Estimator, r.CoverageSamples = c.Estimator.String(), c.Samples
