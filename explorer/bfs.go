@@ -126,6 +126,7 @@ func (s *search) lossyEncoding() []byte {
 // ask for; it returns false when the search must stop.
 func (s *search) expandState(cur int32, enc []byte) bool {
 	s.stats.Expanded++
+	s.expanding = cur
 	if s.loaded != cur {
 		if enc != nil {
 			s.m.Decode(enc)
@@ -197,6 +198,10 @@ func (s *search) reached(cur int32, tr vm.Trans, nid int32) {
 	enc := s.lossyEncoding()
 	d := s.depth[cur] + 1
 	s.parent, s.via, s.depth = append(s.parent, cur), append(s.via, tr), append(s.depth, d)
+	for len(s.stats.Levels) <= int(d) {
+		s.stats.Levels = append(s.stats.Levels, 0)
+	}
+	s.stats.Levels[d]++
 	if int(d) > s.stats.MaxDepth {
 		s.stats.MaxDepth = int(d)
 	}

@@ -93,3 +93,16 @@ func (s *bitStore) account() StoreAccount {
 	return StoreAccount{Storage: StorageBitstate.String(), Bytes: b, TableSlots: int64(m), TableBytes: b,
 		ExpectedMissed: exp, MissProbability: -math.Expm1(-exp)}
 }
+
+// has reports whether all of fp's bits are set (see add), without
+// setting them.
+func (s *bitStore) has(_ []byte, fp uint64) bool {
+	h2 := (fp^fp>>31)*0x9e3779b97f4a7c15 | 1
+	for i := uint64(0); i < bitstateK; i++ {
+		b := (fp + i*h2) & s.mask
+		if s.bits[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}

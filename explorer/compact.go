@@ -93,3 +93,23 @@ func (s *compactStore) account() StoreAccount {
 	return StoreAccount{Storage: StorageHashCompact.String(), Bytes: b, TableSlots: int64(len(s.table)), TableBytes: b,
 		ExpectedMissed: exp, MissProbability: -math.Expm1(-exp)}
 }
+
+// has reports whether the store holds fingerprint fp, without adding it.
+func (s *compactStore) has(_ []byte, fp uint64) bool {
+	if fp == 0 {
+		fp = 1
+	}
+	n := uint64(len(s.table))
+	i, _ := bits.Mul64(fp, n)
+	for {
+		switch s.table[i] {
+		case 0:
+			return false
+		case fp:
+			return true
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}

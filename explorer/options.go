@@ -109,6 +109,13 @@ type Options struct {
 	// early preemption much sooner. The state space explored is the same;
 	// the same seed gives the same search.
 	Shuffle uint64
+	// Coverage, if not EstimatorOff, makes a search that ends at a limit
+	// of its own (states, depth, time, memory, interrupted) estimate the
+	// share of the reachable states it visited (Result.Coverage), with
+	// random choices seeded by CoverageSeed. EstimatorThesis also changes
+	// the search (see there) and needs MaxStates.
+	Coverage     Estimator
+	CoverageSeed uint64
 	// Heuristic estimates a state's distance to an error for BestFirst,
 	// AStar and IDA (unused by the others). Nil estimates 0 everywhere:
 	// A* is then a uniform-cost search, IDA* an iterative deepening.
@@ -264,6 +271,9 @@ type Stats struct {
 	// Cache: with Options.Cache, the cache's figures (States then counts
 	// a state again each time it is explored again).
 	Cache CacheStats
+	// Levels: breadth-first search's new states by depth (level 0, the
+	// initial state, not counted).
+	Levels []int64
 }
 
 // StatesPerSecond is States divided by Elapsed.
@@ -291,6 +301,9 @@ type Result struct {
 	// Violations are the distinct violations Options.KeepViolations
 	// asked for, in the order found.
 	Violations []Violation
+	// Coverage estimates the share of the reachable states visited, for
+	// a search that ended at a limit with Options.Coverage set; else nil.
+	Coverage *Coverage
 }
 
 // Violation is one distinct violation: its fault and the shortest path

@@ -32,6 +32,7 @@ func Search(m *vm.Machine, opts Options) *Result {
 		s.stats.SleepAgain = true
 		s.explore()
 	}
+	s.estimateCoverage()
 	return s.result()
 }
 
@@ -40,8 +41,14 @@ func Search(m *vm.Machine, opts Options) *Result {
 // violation (otherwise such a search stops at the first violation and
 // Search starts it again with taint).
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
+	if opts.Coverage == EstimatorThesis {
+		opts.Order = BFS // then depth-first from sampled transitions (thesisSearch)
+	}
 	s := &search{m: m, opts: opts, tune: opts.tuning(), start: start, loaded: -1, lis: NewListenerSet(opts.Listeners),
-		onStack: NewStackSet(math.MaxInt32)}
+		onStack: NewStackSet(math.MaxInt32), expanding: -1}
+	if opts.Coverage == EstimatorChao && (opts.Storage == StorageExact || opts.Storage == StorageCollapse) {
+		s.hits = make([]uint8, 0, 1024)
+	}
 	s.store = newVisitedSet(&opts, s.tune)
 	s.exact, _ = s.store.(keeper)
 	s.collapse, _ = s.store.(*CollapseStore)
@@ -91,6 +98,10 @@ func (s *search) explore() {
 	case DFS:
 		DepthFirst(s)
 	case BFS:
+		if s.opts.Coverage == EstimatorThesis {
+			s.thesisSearch()
+			return
+		}
 		s.frontier = new(queue)
 		s.expandAll()
 	case IDA:
@@ -129,7 +140,7 @@ func (s *search) result() *Result {
 			s.viol[i].Path = concretePath(s.m, s.viol[i].Path, &s.viol[i].Fault)
 		}
 	}
-	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit, Violations: s.viol}
+	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit, Violations: s.viol, Coverage: s.coverage}
 	switch {
 	case s.fault != nil:
 		r.Verdict = VerdictOf(s.fault.Kind)
@@ -140,12 +151,19 @@ func (s *search) result() *Result {
 }
 
 type search struct {
-	m       *vm.Machine
-	opts    Options
-	tune    Tuning
-	lis     ListenerSet
-	store   visitedSet
-	bounded bool // the store is full or holds MaxStates states (see visit)
+	coverage *Coverage // Options.Coverage's estimate
+	thesis   *thesisRun
+	// hits: with EstimatorChao and an exact store, how often each state
+	// was reached (the initial state counts once), up to 255.
+	hits []uint8
+	// expanding: the state a frontier search is expanding, or -1.
+	expanding int32
+	m         *vm.Machine
+	opts      Options
+	tune      Tuning
+	lis       ListenerSet
+	store     visitedSet
+	bounded   bool // the store is full or holds MaxStates states (see visit)
 	// pf: the store's prefetcher if the search looks ahead (ahead.go),
 	// else nil.
 	pf prefetcher
@@ -261,6 +279,13 @@ func (s *search) visit() (int32, bool) {
 // and returns its id and whether it is new.
 func (s *search) add(fp uint64) (int32, bool) {
 	id, isNew := s.store.add(s.enc, s.cuts, fp)
+	if s.hits != nil && id >= 0 {
+		if isNew {
+			s.hits = append(s.hits, 1)
+		} else if s.hits[id] < 255 {
+			s.hits[id]++
+		}
+	}
 	if isNew && (s.store.full() || s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates) {
 		// (Only an addition fills the store or reaches the bound: tick
 		// looks at this instead of asking the store at every step.)
@@ -287,21 +312,37 @@ func (s *search) encoding() []byte {
 // pathTo returns the transitions from the initial state to the current
 // one: in DFS the stack's, in BFS state id's ancestry followed by last.
 func (s *search) pathTo(id int32, last *vm.Trans) []vm.Trans {
-	var p []vm.Trans
-	if s.opts.Order == IDA {
+	switch {
+	case s.opts.Order == IDA:
 		return s.ida.path()
+	case s.opts.Order == DFS:
+		return s.stackPath(nil)
+	case s.thesis != nil && s.thesis.inDFS:
+		// (The thesis's depth-first phase: the path to the worklist
+		// state, the sampled transition, then the stack.)
+		return s.stackPath(s.parentPath(s.thesis.from, &s.thesis.via))
 	}
-	if s.opts.Order == DFS {
-		for i := range s.stack {
-			p = append(p, s.trans[s.stack[i].next-1])
-			end := int32(len(s.chain))
-			if i+1 < len(s.stack) {
-				end = s.stack[i+1].cs
-			}
-			p = append(p, s.chain[s.stack[i].cs:end]...)
+	return s.parentPath(id, last)
+}
+
+// stackPath appends to p the depth-first stack's transitions, each
+// followed by its chain.
+func (s *search) stackPath(p []vm.Trans) []vm.Trans {
+	for i := range s.stack {
+		p = append(p, s.trans[s.stack[i].next-1])
+		end := int32(len(s.chain))
+		if i+1 < len(s.stack) {
+			end = s.stack[i+1].cs
 		}
-		return p
+		p = append(p, s.chain[s.stack[i].cs:end]...)
 	}
+	return p
+}
+
+// parentPath returns the path to state id by the parent links of a
+// search that expands states from a frontier, then last if not nil.
+func (s *search) parentPath(id int32, last *vm.Trans) []vm.Trans {
+	var p []vm.Trans
 	if last != nil {
 		p = append(p, *last)
 	}

@@ -326,3 +326,24 @@ func (s *Store) account() StoreAccount {
 	return StoreAccount{Storage: StorageExact.String(), Bytes: s.Bytes(), TableSlots: int64(len(s.table)),
 		TableBytes: s.tableBytes(), RecordBytes: s.bytes, IndexBytes: s.indexBytes()}
 }
+
+// has reports whether the store holds enc (of fingerprint fp), without
+// adding it.
+func (s *Store) has(enc []byte, fp uint64) bool {
+	n := uint64(len(s.table))
+	t := fp >> s.low
+	for i := t * n >> (64 - s.low); ; {
+		e := s.table[i]
+		if e == 0 {
+			return false
+		}
+		if e>>s.low == t {
+			if _, old := s.slot(e); string(old) == string(enc) {
+				return true
+			}
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}

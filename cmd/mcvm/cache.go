@@ -17,20 +17,19 @@ type cacheFlags struct {
 	size   *string
 	space  *int64
 	policy *string
-	seed   *uint64
 }
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
 	f.size = fs.String("cache", "", "make the visited set a cache of this `SIZE` (states, e.g. 50000; a percentage of --cache-space, e.g. 25%; or memory, e.g. 64MiB) that evicts fully explored states and explores them again when met (depth-first only)")
 	f.space = fs.Int64("cache-space", 0, "the `STATES` of the whole state space (e.g. from an earlier run), of which --cache takes a percentage")
 	f.policy = fs.String("cache-policy", "cost", "what a full --cache evicts: "+strings.Join(explorer.CachePolicyNames(), ", ")+" (cost: the cheapest subtree to explore again)")
-	f.seed = fs.Uint64("seed", 1, "seed of the random choices of --cache's policies (same seed, same search)")
 }
 
-// options returns the cache the flags ask for, or nil.
-func (f *cacheFlags) options(fs *pflag.FlagSet) (*explorer.Cache, error) {
+// options returns the cache the flags ask for, or nil; seed seeds its
+// random policies (--seed).
+func (f *cacheFlags) options(fs *pflag.FlagSet, seed uint64) (*explorer.Cache, error) {
 	if *f.size == "" {
-		for _, name := range []string{"cache-space", "cache-policy", "seed"} {
+		for _, name := range []string{"cache-space", "cache-policy"} {
 			if fs.Changed(name) {
 				return nil, fmt.Errorf("--%s is for --cache", name)
 			}
@@ -41,7 +40,7 @@ func (f *cacheFlags) options(fs *pflag.FlagSet) (*explorer.Cache, error) {
 	if !ok {
 		return nil, fmt.Errorf("--cache-policy: want one of %s, got %q", strings.Join(explorer.CachePolicyNames(), ", "), *f.policy)
 	}
-	c := &explorer.Cache{Policy: pol, Seed: *f.seed}
+	c := &explorer.Cache{Policy: pol, Seed: seed}
 	states, bytes, err := parseCacheSize(*f.size, *f.space)
 	if err != nil {
 		return nil, err

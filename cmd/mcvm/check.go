@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -44,6 +45,8 @@ type searchFlags struct {
 	cont       *bool
 	maxErrors  *int
 	shuffle    *uint64
+	coverage   *string
+	seed       *uint64
 	maxStates  *int
 	maxDepth   *int
 	timeLimit  *time.Duration
@@ -72,6 +75,8 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.cont = fs.Bool("continue", false, "explore the whole state space and list each distinct error instead of stopping at the first")
 	f.maxErrors = fs.Int("max-errors", 10, "with --continue, list at most this many distinct errors (each with the shortest trace found; 1: the first error's trace only, as without --continue)")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
+	f.coverage = fs.String("coverage", "walk", "when a limit ends the search, estimate the share of reachable states visited: walk, chao, thesis (needs --max-states; searches breadth-first, then from sampled transitions) or off")
+	f.seed = fs.Uint64("seed", 1, "seed of random choices: the coverage estimator's samples, --cache's random policies (same seed, same result)")
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
 	f.timeLimit = fs.Duration("time-limit", 0, "stop with verdict limit after this long, e.g. 30s or 5m (0: no limit)")
@@ -108,6 +113,10 @@ func (f *searchFlags) profile() (stop func(), err error) {
 func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	opts := explorer.Options{Continue: *f.cont, KeepViolations: *f.maxErrors, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
 	var ok bool
+	if opts.Coverage, ok = explorer.ParseEstimator(*f.coverage); !ok {
+		return opts, fmt.Errorf("--coverage: want walk, chao, thesis or off, got %q", *f.coverage)
+	}
+	opts.CoverageSeed = *f.seed
 	if opts.Order, ok = explorer.ParseOrder(*f.search); !ok {
 		return opts, fmt.Errorf("--search: want dfs, bfs, best-first, astar or ida, got %q", *f.search)
 	}
@@ -191,7 +200,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.Storage, opts.BitstateBits, err = storageOf(*hashCompact, *bitstate, *collapse, fs.Changed("collapse"), opts.MemoryLimit); err != nil {
 		return fail(stderr, "check", err)
 	}
-	if opts.Cache, err = cf.options(fs); err != nil {
+	if opts.Cache, err = cf.options(fs, *sf.seed); err != nil {
 		return fail(stderr, "check", err)
 	}
 	if *bitSeed != 0 && opts.Storage != explorer.StorageBitstate {
@@ -715,8 +724,17 @@ type report struct {
 	BytesPerState float64       `json:"bytes_per_state"`
 	Memory        *memory       `json:"memory,omitempty"`
 	Cache         *cacheFigures `json:"cache,omitempty"` // --cache
-	Trace         []traceStep   `json:"trace"`
-	Threads       []threadEnd   `json:"threads_at_end,omitempty"`
+	Levels        []int64       `json:"levels,omitempty"`
+	// A search that ended at a limit: the estimated share of the
+	// reachable states it stored (--coverage), with a 95% interval.
+	CoverageEstimate *float64    `json:"coverage_estimate,omitempty"`
+	CoverageLow      *float64    `json:"coverage_low,omitempty"`
+	CoverageHigh     *float64    `json:"coverage_high,omitempty"`
+	EstimatedStates  *float64    `json:"estimated_states,omitempty"`
+	Estimator        string      `json:"estimator,omitempty"`
+	CoverageSamples  int64       `json:"coverage_samples,omitempty"`
+	Trace            []traceStep `json:"trace"`
+	Threads          []threadEnd `json:"threads_at_end,omitempty"`
 	// Involved is the state of the threads the error involves, at the
 	// error: frames with named locals, monitors held, objects reached.
 	Involved []explorer.ThreadState `json:"threads_involved,omitempty"`
@@ -748,6 +766,11 @@ func newReport(model string, p *bytecode.Program, g vm.Granularity, o explorer.O
 	}
 	if strings.HasPrefix(st.Store.Storage, "cache") {
 		r.Cache = &cacheFigures{Capacity: st.Cache.Capacity, Peak: st.Cache.Peak, Evictions: st.Cache.Evictions, Overflow: st.Cache.Overflow}
+	}
+	r.Levels = st.Levels
+	if c := res.Coverage; c != nil {
+		r.CoverageEstimate, r.CoverageLow, r.CoverageHigh, r.EstimatedStates = &c.Share, &c.Low, &c.High, &c.Total
+		r.Estimator, r.CoverageSamples = c.Estimator.String(), c.Samples
 	}
 	a := st.Store
 	r.Memory = &memory{Store: a.Storage, StoreBytes: a.Bytes, TableSlots: a.TableSlots, TableBytes: a.TableBytes,
@@ -862,6 +885,10 @@ const perStateFrom = 100_000
 // printSummary prints the search's figures in two or three lines.
 func (r *report) printSummary(w io.Writer) {
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
+	if r.CoverageEstimate != nil {
+		fmt.Fprintf(w, "coverage:    about %s of the reachable states (%s-%s; %s estimate: about %s states)\n",
+			percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), r.Estimator, roundStates(*r.EstimatedStates))
+	}
 	if r.Heuristic != "" {
 		fmt.Fprintf(w, "directed:    %s, heuristic %s: %d states expanded", r.Search, r.Heuristic, r.Expanded)
 		switch {
@@ -1084,3 +1111,22 @@ func (m *memory) printLimit(w io.Writer, limit string) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// percent prints a share as a whole percentage, or with one decimal
+// below 10%.
+func percent(x float64) string {
+	if x < 0.1 {
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
+}
+
+// roundStates prints an estimated number of states to three significant
+// digits.
+func roundStates(x float64) string {
+	if x < 1000 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x))-2)
+	return strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
+}

@@ -222,7 +222,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if *collapse {
 		opts.Storage = explorer.StorageCollapse
 	}
-	if opts.Cache, err = cf.options(fs); err != nil {
+	if opts.Cache, err = cf.options(fs, *sf.seed); err != nil {
 		return fail(stderr, "verify", err)
 	}
 	if opts.Cache != nil {

@@ -205,7 +205,9 @@ var shortHelp = map[string]string{
 	"bench/gc":         "per model run: the collector of the active heap",
 	"set":              "override a parameter of every model that has it: `NAME=VALUE` (repeatable)",
 	"large":            "run each model at its LARGE configuration",
-	"seed":             "random schedule and choices from this seed (default: round-robin, choices 0)",
+	"run/seed":         "random schedule and choices from this seed (default: round-robin, choices 0)",
+	"seed":             "seed of the coverage estimator's samples and --cache's random policies",
+	"coverage":         "at a limit, estimate the share of reachable states visited: walk, chao, thesis or off",
 	"run/trail":        "on a violation, write its schedule to this trail `FILE`",
 }
 

@@ -1,0 +1,260 @@
+// Coverage estimation: how much of the reachable state space a search cut short visited.
+
+package explorer
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"mcvm/vm"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Estimator selects how a search that ends at a limit estimates the
+// share of the reachable states it visited (Options.Coverage).
+type Estimator uint8
+
+// Estimators.
+const (
+	// EstimatorOff estimates nothing.
+	EstimatorOff Estimator = iota
+	// EstimatorWalk samples states by random walks from the initial
+	// state after the search and counts how many the search stored: a
+	// capture-recapture estimate, the search's states being the first
+	// capture and the walks' the second. It leaves the search as it is.
+	EstimatorWalk
+	// EstimatorThesis is the two-phase method of Taleghani's thesis
+	// (chapter 5): a breadth-first search with part of the state budget,
+	// then depth-first searches from randomly chosen unexplored
+	// transitions of its frontier with the rest, and an extrapolation of
+	// the new states each sampled transition found to the productive
+	// transitions left unexplored. It changes the search order.
+	EstimatorThesis
+	// EstimatorChao counts how often the search reached each state and
+	// estimates the states not reached by Chao's lower bound from
+	// species richness, f1^2 / 2f2, f1 and f2 the states reached once
+	// and twice: each transition a draw, each state a species.
+	EstimatorChao
+)
+
+var estimatorNames = [...]string{"off", "walk", "thesis", "chao"}
+
+func (e Estimator) String() string { return estimatorNames[e] }
+
+// ParseEstimator returns the estimator named name.
+func ParseEstimator(name string) (Estimator, bool) {
+	for i, n := range estimatorNames {
+		if n == name {
+			return Estimator(i), true
+		}
+	}
+	return 0, false
+}
+
+// Coverage is an estimate of the share of the reachable states a search
+// visited (Result.Coverage), with a 95% interval.
+type Coverage struct {
+	Estimator Estimator
+	Visited   int64   // the states the search stored
+	Total     float64 // the estimated number of reachable states
+	Share     float64 // Visited / Total, in [0, 1]
+	Low, High float64 // the interval of Share
+	Samples   int64   // states (walk) or transitions (thesis) sampled
+}
+
+// estimateCoverage estimates, for a search that ended at a limit of its
+// own, the share of the reachable states it visited.
+func (s *search) estimateCoverage() {
+	switch s.limit {
+	case "states", "depth", "time", "memory", "interrupted":
+	default:
+		return
+	}
+	if s.opts.Coverage == EstimatorOff || s.opts.Order == IDA {
+		return
+	}
+	if s.opts.Coverage == EstimatorThesis && s.thesis != nil {
+		s.coverage = s.thesis.estimate(s)
+		return
+	}
+	if s.opts.Coverage == EstimatorChao && s.hits != nil {
+		s.coverage = s.estimateChao()
+		return
+	}
+	s.coverage = s.estimateByWalks(s.opts.CoverageSeed)
+}
+
+// estimateChao is Chao's bias-corrected estimate of the number of
+// states, with its log-normal 95% interval (Chao 1987).
+func (s *search) estimateChao() *Coverage {
+	var f1, f2 float64
+	for _, h := range s.hits {
+		switch h {
+		case 1:
+			f1++
+		case 2:
+			f2++
+		}
+	}
+	v := float64(len(s.hits))
+	c := &Coverage{Estimator: EstimatorChao, Visited: int64(len(s.hits)), Samples: s.stats.Transitions}
+	unseen := f1 * (f1 - 1) / (2 * (f2 + 1))
+	c.Share = v / (v + unseen)
+	c.Low, c.High = c.Share, 1
+	if unseen > 0 {
+		var variance float64
+		if f2 > 0 {
+			r := f1 / f2
+			variance = f2 * (r*r*r*r/4 + r*r*r + r*r/2)
+		} else {
+			variance = f1*(f1-1)/2 + f1*(2*f1-1)*(2*f1-1)/4 - f1*f1*f1*f1/(4*unseen+1e-9)
+		}
+		k := math.Exp(1.96 * math.Sqrt(math.Log(1+max(variance, 0)/(unseen*unseen))))
+		c.Low, c.High = v/(v+unseen*k), v/(v+unseen/k)
+	}
+	c.finish()
+	return c
+}
+
+// walkBudget bounds the random walks' transitions: a share of the
+// search's own (walkShare), at least walkMin, at most walkMax.
+const (
+	walkShare = 0.05
+	walkMin   = 20000
+	walkMax   = 2000000
+	// walkLen bounds one walk: a walk ends in a state without
+	// transitions, at a fault, or after walkLen transitions.
+	walkLen = 1 << 12
+)
+
+// estimateByWalks runs random walks from the initial state over the
+// transitions the search would take (the reduction's persistent sets
+// without provisos, through chains as the search runs them) and counts
+// the states on them the search stored. The share of stored ones
+// estimates the coverage; the interval treats walks as the independent
+// samples (the states of one walk are not).
+func (s *search) estimateByWalks(seed uint64) *Coverage {
+	visited := int64(s.store.size())
+	has := s.membership()
+	budget := int64(float64(s.stats.Transitions) * walkShare)
+	budget = min(max(budget, walkMin), walkMax)
+	rng := rand.New(rand.NewPCG(seed, 0x636f766572616765))
+	var init vm.Snapshot
+	s.m.Init()
+	s.m.Save(&init, nil)
+	var samples, hits, steps int64
+	var sum, sumSq float64 // per-walk shares
+	walks := 0
+	var trans []vm.Trans
+	for steps < budget {
+		s.m.Restore(&init)
+		var n, in int64
+		for l := 0; l < walkLen && steps < budget; l++ {
+			trans = s.m.Enabled(trans[:0])
+			end := len(trans)
+			if end == 0 {
+				break
+			}
+			if s.opts.Reducer != nil && end > 1 {
+				end = s.opts.Reducer.Ample(s.m, trans)
+			}
+			tr := trans[rng.IntN(end)]
+			steps++
+			if s.advance(tr) != nil {
+				break
+			}
+			if s.chaining && s.walkThrough() {
+				continue // a state the search runs through, not stores
+			}
+			n++
+			if has(s.fingerprintState()) {
+				in++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		walks++
+		samples += n
+		hits += in
+		r := float64(in) / float64(n)
+		sum += r
+		sumSq += r * r
+	}
+	c := &Coverage{Estimator: EstimatorWalk, Visited: visited, Samples: samples}
+	if samples == 0 {
+		c.Share, c.Low, c.High, c.Total = 1, 1, 1, float64(visited)
+		return c
+	}
+	c.Share = float64(hits) / float64(samples)
+	half := 1.0
+	if walks > 1 {
+		mean := sum / float64(walks)
+		sd := math.Sqrt(max(sumSq/float64(walks)-mean*mean, 0) * float64(walks) / float64(walks-1))
+		half = 1.96 * sd / math.Sqrt(float64(walks))
+	}
+	c.Low, c.High = max(c.Share-half, 0), min(c.Share+half, 1)
+	c.finish()
+	return c
+}
+
+// finish derives Total from Share, keeping Share within what the
+// visited states allow (a share of 0 would make the total infinite).
+func (c *Coverage) finish() {
+	floor := 1 / float64(c.Visited+1)
+	c.Share = max(c.Share, floor)
+	c.Low = max(c.Low, floor)
+	c.Total = float64(c.Visited) / c.Share
+}
+
+// walkThrough reports whether the search would run through the state
+// the machine holds without storing it (a chain's state: a single
+// transition to take after the reduction).
+func (s *search) walkThrough() bool {
+	s.tmp = s.m.Enabled(s.tmp[:0])
+	n := len(s.tmp)
+	if n > 1 && s.opts.Reducer != nil {
+		n = s.opts.Reducer.Ample(s.m, s.tmp)
+	}
+	return n == 1
+}
+
+// fingerprintState encodes the state the machine holds as visit does,
+// into s.enc where the store keeps encodings, and returns its
+// fingerprint.
+func (s *search) fingerprintState() ([]byte, uint64) {
+	switch {
+	case s.collapse != nil || s.exact != nil:
+		s.enc = s.m.Encode(s.enc[:0])
+		return s.enc, s.m.Fingerprint()
+	default:
+		s.enc = s.enc[:0]
+		return nil, s.m.EncodeFingerprint()
+	}
+}
+
+// membership returns a test of whether the search stored a state, given
+// its encoding (nil for a lossy store) and fingerprint.
+func (s *search) membership() func([]byte, uint64) bool {
+	switch st := s.store.(type) {
+	case *Store:
+		return st.has
+	case *compactStore:
+		return st.has
+	case *bitStore:
+		return st.has
+	}
+	// Collapse: the hashes of the stored states' encodings (a state
+	// whose hash is another's is taken for it: as likely as a miss of
+	// hash compaction, and only the estimate would suffer).
+	k, _ := s.store.(keeper)
+	set := make(map[uint64]struct{}, s.store.size())
+	for id := range int32(s.store.size()) {
+		set[xxhash.Sum64(k.Get(id))] = struct{}{}
+	}
+	return func(enc []byte, _ uint64) bool {
+		_, ok := set[xxhash.Sum64(enc)]
+		return ok
+	}
+}
