@@ -128,47 +128,68 @@ const (
 	walkLen = 1 << 12
 )
 
-// estimateByWalks runs random walks from the initial state over the
-// transitions the search would take (the reduction's persistent sets
-// without provisos, through chains as the search runs them) and counts
-// the states on them the search stored. The share of stored ones
-// estimates the coverage; the interval treats walks as the independent
-// samples (the states of one walk are not).
+// estimateByWalks estimates the search's coverage by EstimateByWalks.
 func (s *search) estimateByWalks(seed uint64) *Coverage {
-	visited := int64(s.store.size())
-	has := s.membership()
+	member := s.membership()
+	has := func(*vm.Machine) bool { return member(s.fingerprintState()) }
 	budget := int64(float64(s.stats.Transitions) * walkShare)
 	budget = min(max(budget, walkMin), walkMax)
+	return EstimateByWalks(s.m, &s.opts, int64(s.store.size()), budget, seed, has)
+}
+
+// EstimateByWalks runs random walks from m's initial state over the
+// transitions a search with opts would take (the reduction's persistent
+// sets without provisos; through chains as the search runs them),
+// taking at most budget transitions, and counts the states on them that
+// has says a search stored; visited is the number it stored. The share
+// of stored ones estimates the coverage; the interval treats walks as
+// the independent samples (the states of one walk are not). The same
+// seed gives the same estimate. It leaves m in some state of the walks.
+func EstimateByWalks(m *vm.Machine, opts *Options, visited, budget int64, seed uint64, has func(*vm.Machine) bool) *Coverage {
 	rng := rand.New(rand.NewPCG(seed, 0x636f766572616765))
+	chaining := opts.Chain && opts.ChainFits(opts.Reducer != nil) == nil
 	var init vm.Snapshot
-	s.m.Init()
-	s.m.Save(&init, nil)
+	m.Init()
+	m.Save(&init, nil)
 	var samples, hits, steps int64
 	var sum, sumSq float64 // per-walk shares
 	walks := 0
-	var trans []vm.Trans
+	var trans, tmp []vm.Trans
+	var perm []int32
 	for steps < budget {
-		s.m.Restore(&init)
+		m.Restore(&init)
 		var n, in int64
 		for l := 0; l < walkLen && steps < budget; l++ {
-			trans = s.m.Enabled(trans[:0])
+			trans = m.Enabled(trans[:0])
 			end := len(trans)
 			if end == 0 {
 				break
 			}
-			if s.opts.Reducer != nil && end > 1 {
-				end = s.opts.Reducer.Ample(s.m, trans)
+			if opts.Reducer != nil && end > 1 {
+				end = opts.Reducer.Ample(m, trans)
 			}
 			tr := trans[rng.IntN(end)]
 			steps++
-			if s.advance(tr) != nil {
+			if m.Step(tr) != nil {
 				break
 			}
-			if s.chaining && s.walkThrough() {
-				continue // a state the search runs through, not stores
+			if opts.Symmetry {
+				perm, _ = m.SortThreads(perm)
+			}
+			if chaining {
+				// A state the search runs through, not stores: a single
+				// transition to take after the reduction.
+				tmp = m.Enabled(tmp[:0])
+				k := len(tmp)
+				if k > 1 && opts.Reducer != nil {
+					k = opts.Reducer.Ample(m, tmp)
+				}
+				if k == 1 {
+					continue
+				}
 			}
 			n++
-			if has(s.fingerprintState()) {
+			if has(m) {
 				in++
 			}
 		}
@@ -206,18 +227,6 @@ func (c *Coverage) finish() {
 	c.Share = max(c.Share, floor)
 	c.Low = max(c.Low, floor)
 	c.Total = float64(c.Visited) / c.Share
-}
-
-// walkThrough reports whether the search would run through the state
-// the machine holds without storing it (a chain's state: a single
-// transition to take after the reduction).
-func (s *search) walkThrough() bool {
-	s.tmp = s.m.Enabled(s.tmp[:0])
-	n := len(s.tmp)
-	if n > 1 && s.opts.Reducer != nil {
-		n = s.opts.Reducer.Ample(s.m, s.tmp)
-	}
-	return n == 1
 }
 
 // fingerprintState encodes the state the machine holds as visit does,
