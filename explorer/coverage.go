@@ -128,13 +128,35 @@ const (
 	walkLen = 1 << 12
 )
 
-// estimateByWalks estimates the search's coverage by EstimateByWalks.
+// estimateByWalks estimates the search's coverage by EstimateStored.
 func (s *search) estimateByWalks(seed uint64) *Coverage {
 	member := s.membership()
 	has := func(*vm.Machine) bool { return member(s.fingerprintState()) }
-	budget := int64(float64(s.stats.Transitions) * walkShare)
-	budget = min(max(budget, walkMin), walkMax)
-	return EstimateByWalks(s.m, &s.opts, int64(s.store.size()), budget, seed, has)
+	return EstimateStored(s.m, &s.opts, EstimatorWalk, int64(s.store.size()), SampleBudget(s.stats.Transitions), seed, has)
+}
+
+// SampleBudget is the number of transitions a post-hoc estimator
+// samples after a search that took transitions: a share of them
+// (walkShare), at least walkMin, at most walkMax.
+func SampleBudget(transitions int64) int64 {
+	return min(max(int64(float64(transitions)*walkShare), walkMin), walkMax)
+}
+
+// Stored reports whether e estimates from a search's stored states
+// alone, after the search: then a certifier, which stores the same
+// states, recomputes the same estimate with EstimateStored.
+func (e Estimator) Stored() bool { return e == EstimatorWalk }
+
+// EstimateStored estimates the coverage of a search with opts that
+// stored visited states, has telling whether it stored the state m
+// holds, by estimator e (one that is Stored), sampling at most budget
+// transitions with random choices from seed. It leaves m in some state.
+func EstimateStored(m *vm.Machine, opts *Options, e Estimator, visited, budget int64, seed uint64, has func(*vm.Machine) bool) *Coverage {
+	switch e {
+	case EstimatorWalk:
+		return EstimateByWalks(m, opts, visited, budget, seed, has)
+	}
+	panic("explorer: EstimateStored with an estimator that needs the search: " + e.String())
 }
 
 // EstimateByWalks runs random walks from m's initial state over the
