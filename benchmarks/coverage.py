@@ -11,7 +11,7 @@ number of states N, then, for each coverage limit L%, searches with
 true coverage (the states stored over N, the search's own figure: the
 thesis's "actual percentage"). Prints one Markdown table per reduction
 and estimator, in the thesis's form: per model and limit the best, worst
-and average deviation in percentage points over the seeds, and the
+average deviation and its standard deviation in percentage points over the seeds, and the
 average overhead (the limited search's CPU time with the estimate over
 without it, walk only: thesis changes the search). The estimator's
 complete search is the search the estimator runs: --search bfs for
@@ -51,7 +51,7 @@ def main():
     ap.add_argument("--por", default="none,all")
     ap.add_argument("--limits", default="3,5,10,25,50,75")
     ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--estimators", default="walk,thesis")
+    ap.add_argument("--estimators", default="walk,thesis,chao")
     ap.add_argument("mcvm")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
@@ -59,7 +59,7 @@ def main():
     limits = [int(x) for x in a.limits.split(",")]
     for por in a.por.split(","):
         for est in a.estimators.split(","):
-            print("\n`--por %s --coverage %s`: deviation in percentage points (best / worst / average over %d seeds)\n"
+            print("\n`--por %s --coverage %s`: deviation in percentage points (best / worst / average / standard deviation over %d seeds)\n"
                   % (por, est, a.seeds))
             print("| model | states | " + " | ".join("%d%%" % l for l in limits) + " | overhead |")
             print("|---|---:|" + "---:|" * len(limits) + "---:|")
@@ -85,7 +85,7 @@ def main():
                             over.append(j["cpu"] / max(off["cpu"], 1e-3))
                     if ds:
                         devs += ds
-                        cells.append("%.0f / %.0f / %.1f" % (min(ds), max(ds), statistics.mean(ds)))
+                        cells.append("%.0f / %.0f / %.1f / %.1f" % (min(ds), max(ds), statistics.mean(ds), statistics.pstdev(ds)))
                     else:
                         cells.append("complete")
                 ov = "%.2f" % statistics.median(over) if over else ""

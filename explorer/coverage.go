@@ -71,10 +71,10 @@ func (s *search) estimateCoverage() {
 	default:
 		return
 	}
-	if s.opts.Coverage == EstimatorOff || s.opts.Order == IDA {
-		return
+	if s.opts.Coverage == EstimatorOff || s.opts.Order == IDA || s.cache != nil {
+		return // IDA* stores no states; a cache forgets them
 	}
-	if s.opts.Coverage == EstimatorThesis && s.thesis != nil {
+	if s.opts.Coverage == EstimatorThesis && s.thesis != nil && s.thesis.counted {
 		s.coverage = s.thesis.estimate(s)
 		return
 	}
@@ -248,6 +248,7 @@ func (c *Coverage) finish() {
 	floor := 1 / float64(c.Visited+1)
 	c.Share = max(c.Share, floor)
 	c.Low = max(c.Low, floor)
+	c.High = max(c.High, c.Share)
 	c.Total = float64(c.Visited) / c.Share
 }
 

@@ -79,7 +79,26 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 		p.publish = 1
 	}
 	p.run(ws)
-	return p.result(ws), nil
+	r := p.result(ws)
+	p.estimateCoverage(r, ws[0])
+	return r, nil
+}
+
+// estimateCoverage sets r.Coverage for a search that ended at a limit,
+// by random walks (EstimateStored) with worker w's machine over the
+// shared table.
+func (p *parallel) estimateCoverage(r *Result, w *pworker) {
+	if r.Limit == "" || p.opts.Coverage == EstimatorOff {
+		return
+	}
+	has := func(m *vm.Machine) bool {
+		if p.table.exact {
+			w.enc = m.Encode(w.enc[:0])
+			return p.table.has(w.enc, m.Fingerprint(), p.recs)
+		}
+		return p.table.has(nil, m.EncodeFingerprint(), p.recs)
+	}
+	r.Coverage = EstimateStored(w.m, &p.opts, EstimatorWalk, r.Stats.States, SampleBudget(r.Stats.Transitions), p.opts.CoverageSeed, has)
 }
 
 // parallel is a parallel search's shared state.

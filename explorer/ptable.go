@@ -138,6 +138,32 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 	}
 }
 
+// has reports whether the table holds the state of fingerprint fp (and
+// encoding enc); no worker may run.
+func (t *sharedTable) has(enc []byte, fp uint64, all []*records) bool {
+	if fp == 0 {
+		fp = 1
+	}
+	key := fp
+	if t.exact {
+		key = fp >> sharedRefBits << sharedRefBits
+	}
+	n := uint64(len(t.slots))
+	i, _ := bits.Mul64(key, n)
+	for {
+		e := t.slots[i]
+		if e == 0 {
+			return false
+		}
+		if t.same(e, key, enc, all) {
+			return true
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
 // same reports whether entry e is the state of key (and enc).
 func (t *sharedTable) same(e, key uint64, enc []byte, all []*records) bool {
 	if !t.exact {

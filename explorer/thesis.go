@@ -5,6 +5,7 @@ package explorer
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"mcvm/vm"
 )
@@ -33,6 +34,7 @@ type thesisRun struct {
 	sampled     int64
 	found, sqr  float64
 	unsampledOK int64 // productive transitions left (counted at the end)
+	counted     bool  // the search ran to the count: estimate applies
 	// inDFS: a depth-first search runs from transition via of worklist
 	// state from (for the path to an error it finds).
 	inDFS bool
@@ -41,17 +43,27 @@ type thesisRun struct {
 }
 
 // thesisSearch runs the thesis's search (explore, with EstimatorThesis).
+// Its breadth-first phase has thesisShare of each limit set (states,
+// time, memory: the thesis splits its memory budget so), the
+// depth-first phase the rest.
 func (s *search) thesisSearch() {
-	budget := s.opts.MaxStates
+	limits := s.opts
 	s.thesis = &thesisRun{}
-	s.opts.MaxStates = max(int(float64(budget)*thesisShare), 1)
+	if s.opts.MaxStates > 0 {
+		s.opts.MaxStates = max(int(float64(s.opts.MaxStates)*thesisShare), 1)
+	}
+	s.opts.TimeLimit = time.Duration(float64(s.opts.TimeLimit) * thesisShare)
+	s.opts.MemoryLimit = int64(float64(s.opts.MemoryLimit) * thesisShare)
 	s.frontier = new(queue)
 	s.expandAll()
-	s.opts.MaxStates = budget
-	if s.limit != "states" || s.fault != nil && !s.opts.Continue {
+	s.opts.MaxStates, s.opts.TimeLimit, s.opts.MemoryLimit = limits.MaxStates, limits.TimeLimit, limits.MemoryLimit
+	switch {
+	case s.limit != "states" && s.limit != "time" && s.limit != "memory", s.fault != nil && !s.opts.Continue:
 		return // done, or stopped for another reason
+	case s.store.full():
+		return // the store itself is full: nothing left for a second phase
 	}
-	s.limit, s.bounded = "", s.store.size() >= budget
+	s.limit, s.bounded = "", s.opts.MaxStates > 0 && s.store.size() >= s.opts.MaxStates
 	q := s.frontier.(*queue)
 	t := s.thesis
 	if s.expanding >= 0 {
@@ -107,7 +119,7 @@ func (s *search) thesisSearch() {
 	if s.limit == "" && left > 0 && s.bounded {
 		s.limit = "states"
 	}
-	if s.limit != "states" {
+	if s.limit != "states" && s.limit != "time" && s.limit != "memory" {
 		return
 	}
 	// The productive transitions left, each counted once per state it
@@ -135,6 +147,7 @@ func (s *search) thesisSearch() {
 			}
 		}
 	}
+	t.counted = true
 }
 
 // index returns the worklist index of transition number k.

@@ -19,7 +19,8 @@ var (
 	errGoal           = errors.New("a goal (mcvm improve) needs --search=bfs, best-first or astar with an exact store")
 	errIDAContinue    = errors.New("--search=ida stops at the first error (it explores states once per path to them)")
 	errIDADuplicate   = errors.New("--search=ida applies --proviso=stack (on its path) or static, not duplicate")
-	errThesis         = errors.New("--coverage=thesis needs --max-states (its phases share that budget), the exact store, and the default or breadth-first search without dpor or --proviso=stack")
+	errThesis         = errors.New("--coverage=thesis needs a limit (--max-states, --time-limit or --memory-limit: its phases share it), the exact store, and the default or breadth-first search without dpor or --proviso=stack")
+	errChao           = errors.New("--coverage=chao counts how often each state is reached: it needs the exact or collapse store, without --cache")
 	errDirectedLossy  = errors.New("--search=astar and --search=best-first need an exact store (not --hash-compact or --bitstate): they keep each state's path length and estimate by its id")
 )
 
@@ -30,9 +31,11 @@ var (
 // search, not refused.
 func (o *Options) Validate() error {
 	switch {
-	case o.Coverage == EstimatorThesis && (o.MaxStates <= 0 || o.Storage != StorageExact || o.Order != DFS && o.Order != BFS ||
-		o.Dynamic != nil || o.Proviso == ProvisoStack || o.Goal != nil):
+	case o.Coverage == EstimatorThesis && (o.MaxStates <= 0 && o.TimeLimit <= 0 && o.MemoryLimit <= 0 || o.Storage != StorageExact || o.Order != DFS && o.Order != BFS ||
+		o.Dynamic != nil || o.Proviso == ProvisoStack || o.Goal != nil || o.Cache != nil):
 		return errThesis
+	case o.Coverage == EstimatorChao && (o.Storage != StorageExact && o.Storage != StorageCollapse || o.Cache != nil):
+		return errChao
 	case o.Proviso == ProvisoStack && o.Order != DFS && o.Order != IDA:
 		return errStackBFS
 	case o.Dynamic != nil && o.Order != DFS:

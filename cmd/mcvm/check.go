@@ -886,7 +886,7 @@ const perStateFrom = 100_000
 func (r *report) printSummary(w io.Writer) {
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
 	if r.CoverageEstimate != nil {
-		fmt.Fprintf(w, "coverage:    about %s of the reachable states (%s-%s; %s estimate: about %s states)\n",
+		fmt.Fprintf(w, "coverage:    about %s of the reachable states (sampling interval %s-%s; %s estimate: about %s states)\n",
 			percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), r.Estimator, roundStates(*r.EstimatedStates))
 	}
 	if r.Heuristic != "" {
