@@ -1,10 +1,5 @@
-// Package progress is the document in which mcvm check --plot hands a
-// search's progress to mcvm-plot: samples of the states stored over time,
-// breadth-first search's new states per level, and the coverage estimate
-// of a search that ended at a limit. Parse reads it as untrusted input:
-// bounded, validated, never panicking. It imports nothing of mcvm, so
-// that both programs can share it and neither pulls in the other's
-// dependencies.
+// The progress document: its types, Parse and Validate.
+
 package progress
 
 import (
