@@ -83,6 +83,11 @@ func writeRows(w io.Writer, rows []bench.Row, format string) error {
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 		p.Add(plotter.NewGrid())
+		if p.Y.Min == p.Y.Max {
+			// (gonum would widen a range of one value by 1 each way,
+			// below 0, where a log scale panics.)
+			p.Y.Min, p.Y.Max = p.Y.Min/10, math.Min(p.Y.Max*10, math.MaxFloat64)
+		}
 		p.Draw(tiles.At(dc, 0, k))
 	}
 	_, err = canvas.WriteTo(w)
