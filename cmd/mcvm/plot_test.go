@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,5 +118,25 @@ func TestProgressFunc_throttle(t *testing.T) {
 	}
 	if n := strings.Count(b.String(), "\n"); n != 2 {
 		t.Errorf("%d progress lines in 12 s of reports, want 2 (at 5 s and 10 s):\n%s", n, b.String())
+	}
+}
+
+// TestInterrupt_plot: an interrupted check --plot writes its plot of the
+// part explored, whole, with the coverage estimate of an interrupted
+// search.
+func TestInterrupt_plot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	t.Setenv("PATH", buildPlotter(t))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.svg")
+	code, _, errs := signalled(t, syscall.SIGINT, 1, "check", "--plot", out, "--por", "none", "-D", "N=9", philoOK)
+	b, err := os.ReadFile(out)
+	if code != exitLimit || err != nil || !bytes.Contains(b, []byte("(interrupted limit)")) || !bytes.Contains(b, []byte("estimate (walk)")) {
+		t.Errorf("check --plot interrupted: exit %d (want %d), plot %v, %d bytes\n%s", code, exitLimit, err, len(b), errs)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
 	}
 }
