@@ -69,14 +69,15 @@ const (
 	maxPlotSamples = 2048
 )
 
-// progressPlot records a search's progress for check --plot, from the
-// search's progress reports (a listener), so the search's own loop pays
-// nothing more. When it holds maxPlotSamples samples it drops every other
+// progressPlot records a search's progress for check --plot from the
+// search's progress reports (a listener): the search's loop is unchanged,
+// it looks at the clock every 1,024 steps anyway and only reports more
+// often. When it holds maxPlotSamples samples it drops every other
 // one and keeps later samples twice as far apart as before.
 type progressPlot struct {
 	path, format, plotter string
 	samples               []progress.Sample
-	gap                   float64 // seconds: the least time between samples kept
+	gap                   float64 // seconds: the least time between samples kept (0: every report)
 }
 
 // newProgressPlot checks check --plot's path and finds mcvm-plot before
@@ -103,7 +104,7 @@ func (pp *progressPlot) listen(opts *explorer.Options) {
 // add records a progress report.
 func (pp *progressPlot) add(st explorer.Stats) {
 	t := st.Elapsed.Seconds()
-	if last := pp.samples[len(pp.samples)-1]; t < last.ElapsedS+pp.gap || t < last.ElapsedS {
+	if last := pp.samples[len(pp.samples)-1]; t < last.ElapsedS+pp.gap {
 		return
 	}
 	pp.samples = append(pp.samples, progress.Sample{ElapsedS: t, States: st.States, Transitions: st.Transitions})
@@ -113,7 +114,7 @@ func (pp *progressPlot) add(st explorer.Stats) {
 			kept = append(kept, pp.samples[i])
 		}
 		pp.samples = kept
-		pp.gap = max(2*pp.gap, plotEvery.Seconds())
+		pp.gap = 2 * max(pp.gap, plotEvery.Seconds())
 	}
 }
 
