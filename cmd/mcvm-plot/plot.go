@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"mcvm/internal/bench"
 )
@@ -24,7 +23,10 @@ var ErrNothingToPlot = errors.New("no model has published figures to plot")
 // WritePlot draws rows against their published figures (Row.Published,
 // the first at the same parameters, else the first): states stored and
 // time, mcvm's point beside JPF's for each model, on log scales, as SVG.
-func WritePlot(w io.Writer, rows []bench.Row) error {
+func WritePlot(w io.Writer, rows []bench.Row) error { return writeRows(w, rows, "svg") }
+
+// writeRows is WritePlot in format (svg or png).
+func writeRows(w io.Writer, rows []bench.Row, format string) error {
 	var names []string
 	var ours, theirs [2]plotter.Values // 0: states, 1: time
 	for i := range rows {
@@ -47,7 +49,10 @@ func WritePlot(w io.Writer, rows []bench.Row) error {
 		return ErrNothingToPlot
 	}
 	const width, rowHeight = 9 * vg.Inch, 3.6 * vg.Inch
-	canvas := vgsvg.New(width, 2*rowHeight)
+	canvas, err := newCanvas(format, width, 2*rowHeight)
+	if err != nil {
+		return err
+	}
 	dc := draw.New(canvas)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(14)}
 	titles := [2]string{"states stored", "time (s)"}
@@ -78,9 +83,14 @@ func WritePlot(w io.Writer, rows []bench.Row) error {
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 		p.Add(plotter.NewGrid())
+		if p.Y.Min == p.Y.Max {
+			// (gonum would widen a range of one value by 1 each way,
+			// below 0, where a log scale panics.)
+			p.Y.Min, p.Y.Max = p.Y.Min/10, math.Min(p.Y.Max*10, math.MaxFloat64)
+		}
 		p.Draw(tiles.At(dc, 0, k))
 	}
-	_, err := canvas.WriteTo(w)
+	_, err = canvas.WriteTo(w)
 	return err
 }
 

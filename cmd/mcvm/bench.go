@@ -3,13 +3,9 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -210,35 +206,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// writePlotFile writes bench --plot's SVG to path. mcvm-plot draws it
-// (the plotting library is kept out of this binary); it is looked for
-// beside this executable, then on PATH.
+// writePlotFile writes bench --plot's SVG to path, drawn by mcvm-plot
+// (findPlotter).
 func writePlotFile(path string, rows []bench.Row) error {
-	plotter := ""
-	if self, err := os.Executable(); err == nil {
-		if p, err := exec.LookPath(filepath.Join(filepath.Dir(self), "mcvm-plot")); err == nil {
-			plotter = p
-		}
-	}
-	if plotter == "" {
-		p, err := exec.LookPath("mcvm-plot")
-		if err != nil {
-			return fmt.Errorf("--plot draws with mcvm-plot, found neither beside mcvm nor on PATH (go build -o DIR/mcvm-plot ./cmd/mcvm-plot, DIR beside mcvm)")
-		}
-		plotter = p
-	}
-	in, err := json.Marshal(map[string]any{"rows": rows})
+	plotter, err := findPlotter()
 	if err != nil {
-		return fmt.Errorf("--plot: %w", err)
+		return err
 	}
-	var out, errs bytes.Buffer
-	cmd := exec.Command(plotter)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &out, &errs
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("--plot: %s: %v: %s", plotter, err, strings.TrimSpace(errs.String()))
-	}
-	if err := replaceFile(path, out.Bytes()); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
+	return drawPlot(plotter, nil, map[string]any{"rows": rows}, path)
 }

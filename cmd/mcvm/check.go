@@ -148,12 +148,19 @@ func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	return opts, nil
 }
 
-// progressFunc returns what prints a progress line to stderr, or nil when
-// no progress lines are wanted (--no-progress, or stderr is not a terminal
-// and --progress was not given).
+// progressFunc returns what prints a progress line to stderr about every
+// printEvery, or nil when no progress lines are wanted (--no-progress, or
+// stderr is not a terminal and --progress was not given).
 func (f *searchFlags) progressFunc(stderr io.Writer) func(explorer.Stats) {
 	if (*f.progress || isTerminal(os.Stderr)) && !*f.noProgress {
-		return func(s explorer.Stats) { printProgress(stderr, s) }
+		next := printEvery
+		return func(s explorer.Stats) {
+			if s.Elapsed < next {
+				return // (check --plot has the search report more often)
+			}
+			next = s.Elapsed + printEvery
+			printProgress(stderr, s)
+		}
 	}
 	return nil
 }
@@ -171,6 +178,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
 	sf.htmlReport = fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
 	sketchFile := fs.String("sketch", "", "write a HyperLogLog sketch of the stored states' fingerprints to `FILE` (swarm merges them)")
+	plotFile := fs.String("plot", "", "draw the search's progress to `FILE` (.svg or .png) with mcvm-plot: states stored over time, the coverage estimate of a search a limit ended, breadth-first search's new states per level")
 	var cf cacheFlags
 	cf.register(fs)
 	if done, code := parse(fs, args, stderr, 1); done {
@@ -223,6 +231,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		sketch = new(hll.Sketch)
 		opts.Listeners = append(opts.Listeners, explorer.Funcs{OnState: func(_ int32, fp uint64) { sketch.Add(fp) }})
 	}
+	var plot *progressPlot
+	if *plotFile != "" {
+		if plot, err = newProgressPlot(*plotFile); err != nil {
+			return fail(stderr, "check", err)
+		}
+		plot.listen(&opts)
+	}
 	p, err := sf.mf.load(model)
 	if err != nil {
 		return fail(stderr, "check", err)
@@ -269,6 +284,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		data, _ := sketch.MarshalBinary()
 		if err := replaceFile(*sketchFile, data); err != nil {
 			return fail(stderr, "check", fmt.Errorf("--sketch: %w", err))
+		}
+	}
+	if plot != nil {
+		if err := plot.write(model, opts.Order, res); err != nil {
+			return fail(stderr, "check", err)
 		}
 	}
 	return sf.report(stdout, stderr, "check", model, p, m, opts, res, nil)

@@ -209,6 +209,7 @@ var shortHelp = map[string]string{
 	"seed":             "seed of the coverage estimator's samples and --cache's random policies",
 	"coverage":         "at a limit, estimate the share of reachable states visited: walk, chao, thesis or off",
 	"run/trail":        "on a violation, write its schedule to this trail `FILE`",
+	"check/plot":       "draw the search's progress (and the coverage estimate) to `FILE` (.svg or .png)",
 }
 
 // helpLine returns the one-line description --help gives flag f of
