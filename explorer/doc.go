@@ -28,7 +28,8 @@
 // of a counterexample did, for people, computed by replaying it after the
 // search), parallel.go and ptable.go (SearchParallel: breadth-first
 // search by levels with several workers, and the lock-free fingerprint
-// table they share with hash compaction), and pages_*.go and prefetch*.go
+// table they share with hash compaction), coverage.go and thesis.go (the
+// coverage estimate of a search a limit ends), and pages_*.go and prefetch*.go
 // (memory advice, prefetch instructions).
 // It must not import por or scc.
 //
