@@ -157,7 +157,8 @@ type certifier struct {
 	chain   []vm.Trans           // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
 	walk    explorer.ChainWalk   // with Options.Chain: the chain rules, as the search's
 	lis     explorer.ListenerSet // Options.Listeners
-	seen    map[uint64]struct{}  // a script with a coverage estimate: the fingerprints of the states introduced
+	seen    []uint64             // a script with a coverage estimate: the fingerprints of the states introduced
+	keepFPs bool                 // seen is wanted
 	mat     *materialise
 	matBuf  materialise
 	initPre []byte   // with Options.Chain: the state an init path step starts from, where its caller has not encoded it
@@ -236,11 +237,9 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	} else if !c.trust && !opts.Forget {
 		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body[colTag]))+1))
 	}
-	if s.HasCoverage() && !c.task {
-		c.seen = make(map[uint64]struct{})
-	}
+	c.keepFPs = s.HasCoverage() && !c.task
 	err := c.run()
-	if err == nil && c.seen != nil {
+	if err == nil && c.keepFPs {
 		c.res.Coverage = c.estimate()
 	}
 	st := &c.res.Stats
@@ -421,14 +420,14 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 // chain starts where its parent's ends: follow cuts c.chain back to the
 // top frame's ce before each transition).
 func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
-	if c.trust && (len(c.lis.State) > 0 || c.seen != nil) {
+	if c.trust && (len(c.lis.State) > 0 || c.keepFPs) {
 		fp = c.fingerprint() // fingerprints only for the observer and the estimate
 	}
 	for _, l := range c.lis.State {
 		l.StateStored(id, fp)
 	}
-	if c.seen != nil {
-		c.seen[fp] = struct{}{}
+	if c.keepFPs {
+		c.seen = append(c.seen, fp)
 	}
 	level := len(c.stack)
 	start := int32(len(c.trans))
@@ -741,8 +740,12 @@ func (c *certifier) estimate() *explorer.Coverage {
 	}
 	// The search the script records, as far as the estimator asks.
 	o := explorer.Options{Order: explorer.DFS, Proviso: explorer.ProvisoStack, Reducer: c.opts.Reducer, Chain: c.opts.Chain, Symmetry: c.opts.Symmetry}
+	// A sorted slice: 8 bytes a state, a fifth of a Go map's. (Distinct
+	// fingerprints are the states visited, whatever IDs a script gives.)
+	slices.Sort(c.seen)
+	c.seen = slices.Compact(c.seen)
 	has := func(m *vm.Machine) bool {
-		_, ok := c.seen[m.EncodeFingerprint()]
+		_, ok := slices.BinarySearch(c.seen, m.EncodeFingerprint())
 		return ok
 	}
 	return explorer.EstimateStored(c.m, &o, e, int64(len(c.seen)), h.Budget, h.Seed, has)
