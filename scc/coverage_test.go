@@ -110,8 +110,10 @@ func TestPartial_certify(t *testing.T) {
 	}
 }
 
-// TestPartial_refused: a partial script cannot be partitioned, and verify
-// refuses an estimator the certifier cannot compute again.
+// TestPartial_refused: a partial script cannot be partitioned; verify
+// refuses an estimator the certifier cannot compute again, and the
+// estimate of a search with a cache (the cache's states are not the
+// script's), which it writes without an estimate.
 func TestPartial_refused(t *testing.T) {
 	_, s, _, _ := partialCases[0].run(t)
 	if _, err := scc.Split(s, 2); err == nil || !strings.Contains(err.Error(), "certify it whole") {
@@ -130,6 +132,30 @@ func TestPartial_refused(t *testing.T) {
 	_, _, err := scc.Verify(machine(t, p, vm.GranTransition), explorer.Options{MaxDepth: 3}, false, "none")
 	if !errors.Is(err, scc.ErrIncomplete) {
 		t.Errorf("Verify with MaxDepth 3 = %v, want ErrIncomplete", err)
+	}
+	p4 := assemble(t, modelsDir+"/philo_ok.mcasm", map[string]int64{"N": 4})
+	for _, est := range []explorer.Estimator{explorer.EstimatorWalk, explorer.EstimatorOff} {
+		opts := explorer.Options{MaxStates: 300, Coverage: est, Cache: &explorer.Cache{States: 100, Policy: explorer.PolicyCost}}
+		res, s, err := scc.Verify(machine(t, p4, vm.GranTransition), opts, false, "none")
+		if res.Limit != "states" {
+			t.Fatalf("cache, coverage %s: limit %q, want states", est, res.Limit)
+		}
+		if est != explorer.EstimatorOff {
+			if !errors.Is(err, scc.ErrIncomplete) || !strings.Contains(err.Error(), "--coverage off") {
+				t.Errorf("cache, coverage %s: Verify = %v, want ErrIncomplete suggesting --coverage off", est, err)
+			}
+			continue
+		}
+		if err != nil || !s.Limited() || s.HasCoverage() {
+			t.Fatalf("cache, coverage off: Verify = %v; want a partial script without an estimate", err)
+		}
+		c, err := scc.Certify(machine(t, p4, vm.GranTransition), s, scc.Options{})
+		if err != nil {
+			t.Fatalf("cache, coverage off: Certify = %v", err)
+		}
+		if c.Verdict != explorer.VerdictLimit || c.Stats.States != s.States || c.Coverage != nil {
+			t.Errorf("cache, coverage off: Certify = verdict %v, %d states (header %d), estimate %v; want limit, the header's, none", c.Verdict, c.Stats.States, s.States, c.Coverage)
+		}
 	}
 }
 

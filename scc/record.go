@@ -295,7 +295,8 @@ func partialLimit(limit string) bool {
 // coverage estimate (opts.Coverage, which must then be an estimator that
 // is Stored, or EstimatorOff for none) with FlagCoverage: the certifier
 // computes it again from the states it certified. A search cut off by
-// MaxDepth or a limit of the machine writes no script (ErrIncomplete).
+// MaxDepth or a limit of the machine writes no script (ErrIncomplete), nor
+// does a search with opts.Cache unless opts.Coverage is EstimatorOff.
 //
 // With opts.Reducer the search is reduced: por is the reduction's name for
 // the header (Options.POR), and the certifier must apply the same one. A
@@ -333,6 +334,13 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 		rec = NewCacheRecorder(m.Program(), trustful)
 	}
 	rec.Hook(&opts)
+	estimator := opts.Coverage
+	if opts.Cache != nil {
+		// The estimate of a search with a cache would count the states
+		// the cache holds at the end, not the script's: no certifier
+		// could compute it again.
+		opts.Coverage = explorer.EstimatorOff
+	}
 	res := explorer.Search(m, opts)
 	limited := res.Limit != ""
 	if limited && !partialLimit(res.Limit) {
@@ -342,8 +350,8 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 		}
 		return res, nil, fmt.Errorf("%w (%s limit): no script written: %s", ErrIncomplete, res.Limit, why)
 	}
-	if limited && opts.Cache != nil && res.Coverage != nil {
-		return res, nil, fmt.Errorf("%w (%s limit): the coverage estimate of a search with a cache counts the states the cache holds, not the script's, so a certifier could not compute it again: give --coverage off to write the script of the part searched", ErrIncomplete, res.Limit)
+	if limited && opts.Cache != nil && estimator != explorer.EstimatorOff {
+		return res, nil, fmt.Errorf("%w (%s limit): no script written: the coverage estimate of a search with a cache would count the states the cache holds, not the script's, so a certifier could not compute it again: give --coverage off to write the script of the part searched", ErrIncomplete, res.Limit)
 	}
 	complete := !limited && (res.Fault == nil || opts.Continue)
 	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, por, complete, opts.Continue, res)
