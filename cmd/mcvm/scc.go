@@ -205,7 +205,9 @@ are recorded in the header. A search a limit stops (--max-states,
 --time-limit, --memory-limit, an interrupt) writes a script of the part it
 searched, with verdict limit and its --coverage estimate (estimator, seed,
 sample budget and figures) in the header, for certify to compute again;
-with --max-depth or a limit of the machine it writes none. Prints check's
+with --max-depth or a limit of the machine it writes none, and with
+--cache only given --coverage off (the cache's states are not the
+script's). Prints check's
 summary plus the script's figures. Exit codes as check.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
