@@ -199,6 +199,7 @@ func TestPartial_badHeader(t *testing.T) {
 		{"total=-1", func(h *scc.Header) { h.Coverage.Total = -1 }, "estimated total -1"},
 		{"total<visited", func(h *scc.Header) { h.Coverage.Total = float64(h.Coverage.Visited) - 1 }, "at least the"},
 		{"total=+Inf", func(h *scc.Header) { h.Coverage.Total = math.Inf(1) }, "estimated total +Inf"},
+		{"budget=2^40-1", func(h *scc.Header) { h.Coverage.Budget = 1<<40 - 1 }, "sample budget 1099511627775"},
 		{"estimator=off", func(h *scc.Header) { h.Coverage.Estimator = "off" }, `unknown coverage estimator "off"`},
 		{"estimator=guess", func(h *scc.Header) { h.Coverage.Estimator = "guess" }, `unknown coverage estimator "guess"`},
 		{"coverage without limit", func(h *scc.Header) { h.Flags &^= scc.FlagLimit }, "no limit cut its search off"},

@@ -1083,7 +1083,9 @@ func read(data []byte) (_ *Script, sumAt int, payload []byte, _ error) {
 
 // checkLimit checks the flags limit and coverage and the estimate: a
 // share and its interval are in [0, 1], the total is finite and at least
-// the states visited, and the estimator is one a certifier can recompute.
+// the states visited, the estimator is a known one, and the sample budget
+// is at most what a search of any size gets (explorer.SampleBudget), so
+// that a forged header cannot make a certifier sample for ever.
 func (h *Header) checkLimit() error {
 	switch {
 	case h.HasCoverage() && !h.Limited():
@@ -1104,6 +1106,9 @@ func (h *Header) checkLimit() error {
 		if !(x.v >= 0 && x.v <= 1) { // (false for NaN)
 			return corrupt(-1, "coverage %s %v in the header is not in [0, 1]", x.name, x.v)
 		}
+	}
+	if most := explorer.SampleBudget(math.MaxInt64); c.Budget > most {
+		return corrupt(-1, "sample budget %d in the header is above the %d any search samples", c.Budget, most)
 	}
 	if !(c.Total >= float64(c.Visited)) || math.IsInf(c.Total, 0) {
 		return corrupt(-1, "estimated total %v in the header is not a number of states at least the %d visited", c.Total, c.Visited)
