@@ -168,15 +168,20 @@ func TestRead_oldVersion(t *testing.T) {
 	}
 }
 
-// TestRead_everyBitFlip flips each bit of a script and of a task in turn:
-// Read refuses every damaged file, the header's bytes (its verdict and
-// figures) included, except where the compressed payload still
-// decompresses to the same bytes: then it reads the same script.
+// TestRead_everyBitFlip flips each bit of a script, of a task and of a
+// partial script in turn: Read refuses every damaged file, the header's
+// bytes (its verdict, figures and coverage estimate) included, except
+// where the compressed payload still decompresses to the same bytes: then
+// it reads the same script.
 func TestRead_everyBitFlip(t *testing.T) {
 	p := assemble(t, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
 	_, data := verify(t, p, vm.GranTransition, true, false)
 	_, part := readSplit(t, data, 2)
-	for name, b := range map[string][]byte{"script": data, "task": scc.Encode(part.Tasks[1])} {
+	_, partial, err := scc.Verify(machine(t, p, vm.GranTransition), explorer.Options{MaxStates: 5, Coverage: explorer.EstimatorWalk}, false, "none")
+	if err != nil || !partial.HasCoverage() {
+		t.Fatalf("Verify with MaxStates 5 = %v, want a partial script with an estimate", err)
+	}
+	for name, b := range map[string][]byte{"script": data, "task": scc.Encode(part.Tasks[1]), "partial": scc.Encode(partial)} {
 		frame := bytes.Index(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) // the zstd frame's magic number
 		if frame < 0 {
 			t.Fatalf("%s: no zstd frame", name)
