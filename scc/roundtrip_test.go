@@ -220,3 +220,30 @@ func TestRead_taskRoot(t *testing.T) {
 		t.Errorf("Read(task with root 2^32-1) = %v, want a refusal of the root", err)
 	}
 }
+
+// TestEncode_unchanged pins the bytes before the compressed payload (the
+// header, and the checksum, which covers the header and the uncompressed
+// payload) of the scripts of complete searches, as mcvm verify wrote them
+// before the flags limit and coverage came: those flags must leave other
+// scripts byte for byte what they were. (The compressed bytes depend on
+// the zstd library's version, and are not pinned.)
+func TestEncode_unchanged(t *testing.T) {
+	p := assemble(t, modelsDir+"/philo_ok.mcasm", map[string]int64{"N": 3})
+	for _, tc := range []struct {
+		trustful bool
+		want     string
+	}{
+		{false, "4d43564d5343430a0546156e52588ce03bcd0a7472616e736974696f6e046e6f6e65046e6f6e6501026f6be8018b05f3060000000000000000f306699d0500e701a40300e801ec13a4f65b6b9d5f8a6b"},
+		{true, "4d43564d5343430a0554156e52588ce03bcd0a7472616e736974696f6e046e6f6e65046e6f6e6501026f6be8018b05cf030000000000000000cf03ac01f90100e7010000e801c30a1d65ff64eec0b2bc"},
+	} {
+		res, s, err := scc.Verify(machine(t, p, vm.GranTransition), explorer.Options{Coverage: explorer.EstimatorWalk}, tc.trustful, "none")
+		if err != nil || res.Verdict != explorer.VerdictOK {
+			t.Fatalf("trustful=%v: Verify = %v, %v", tc.trustful, res.Verdict, err)
+		}
+		b := scc.Encode(s)
+		frame := bytes.Index(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) // the zstd frame's magic number
+		if got := fmt.Sprintf("%x", b[:max(frame, 0)]); got != tc.want {
+			t.Errorf("trustful=%v: header and checksum\n%s, want\n%s", tc.trustful, got, tc.want)
+		}
+	}
+}
