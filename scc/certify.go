@@ -157,6 +157,8 @@ type certifier struct {
 	chain   []vm.Trans           // with Options.Chain: the chained transitions of the frames on the stack, then the current chain
 	walk    explorer.ChainWalk   // with Options.Chain: the chain rules, as the search's
 	lis     explorer.ListenerSet // Options.Listeners
+	seen    []uint64             // a script with a coverage estimate: the fingerprints of the states introduced
+	keepFPs bool                 // seen is wanted
 	mat     *materialise
 	matBuf  materialise
 	initPre []byte   // with Options.Chain: the state an init path step starts from, where its caller has not encoded it
@@ -235,7 +237,11 @@ func Certify(m *vm.Machine, s *Script, opts Options) (*Result, error) {
 	} else if !c.trust && !opts.Forget {
 		c.dense = make([]uint64, 0, min(s.States, int64(len(s.Body[colTag]))+1))
 	}
+	c.keepFPs = s.HasCoverage() && !c.task
 	err := c.run()
+	if err == nil && c.keepFPs {
+		c.res.Coverage = c.estimate()
+	}
 	st := &c.res.Stats
 	st.Elapsed = time.Since(c.start)
 	if opts.Symmetry && c.res.Fault != nil {
@@ -414,13 +420,14 @@ func (c *certifier) enter(id int32, fp uint64, via vm.Trans) {
 // chain starts where its parent's ends: follow cuts c.chain back to the
 // top frame's ce before each transition).
 func (c *certifier) enterChained(id int32, fp uint64, via vm.Trans, ce int32) {
-	if len(c.lis.State) > 0 {
-		if c.trust { // fingerprints only for the observer
-			fp = c.fingerprint()
-		}
-		for _, l := range c.lis.State {
-			l.StateStored(id, fp)
-		}
+	if c.trust && (len(c.lis.State) > 0 || c.keepFPs) {
+		fp = c.fingerprint() // fingerprints only for the observer and the estimate
+	}
+	for _, l := range c.lis.State {
+		l.StateStored(id, fp)
+	}
+	if c.keepFPs {
+		c.seen = append(c.seen, fp)
 	}
 	level := len(c.stack)
 	start := int32(len(c.trans))
@@ -683,7 +690,12 @@ func (c *certifier) end(dec *coder) error {
 			return err
 		}
 	}
-	if len(c.stack) > 0 {
+	if c.s.Limited() {
+		// The part of the search the script records was certified, and
+		// no more: certification ends at the script's limit.
+		c.res.Limit = LimitScript
+	}
+	if len(c.stack) > 0 && !c.s.Limited() {
 		if !c.s.Complete() && c.res.Stats.Errors > 0 {
 			return nil // the verification stopped at an error, and the certifier found one too
 		}
@@ -704,10 +716,39 @@ func (c *certifier) end(dec *coder) error {
 	} else if c.nmarked != want {
 		return discrepancy(Marks, -1, "%d of %d state IDs have a last-use mark", c.nmarked, want)
 	}
-	if c.s.Complete() && c.res.Stats.Errors == 0 && (c.s.States != states || c.s.Transitions != c.res.Stats.Transitions) {
+	if (c.s.Complete() || c.s.Limited()) && c.res.Stats.Errors == 0 && (c.s.States != states || c.s.Transitions != c.res.Stats.Transitions) {
 		return discrepancy(BadHeader, -1, "the header claims %d states and %d transitions, the script has %d and %d", c.s.States, c.s.Transitions, states, c.res.Stats.Transitions)
 	}
 	return nil
+}
+
+// LimitScript is Result.Limit for a script whose search a limit cut off
+// (Header.Limited): certification checked the part it records and ends
+// with VerdictLimit there, never a pass.
+const LimitScript = "script"
+
+// estimate computes the coverage estimate of the script's header again
+// (explorer.EstimateStored) from the states this certification checked,
+// with the header's estimator, seed and sample budget: the same figures
+// when they are the states the verification stored. It is nil when this
+// mcvm's estimator of that name needs more than the stored states.
+func (c *certifier) estimate() *explorer.Coverage {
+	h := &c.s.Coverage
+	e, ok := explorer.ParseEstimator(h.Estimator)
+	if !ok || !e.Stored() {
+		return nil
+	}
+	// The search the script records, as far as the estimator asks.
+	o := explorer.Options{Order: explorer.DFS, Proviso: explorer.ProvisoStack, Reducer: c.opts.Reducer, Chain: c.opts.Chain, Symmetry: c.opts.Symmetry}
+	// A sorted slice: 8 bytes a state, a fifth of a Go map's. (Distinct
+	// fingerprints are the states visited, whatever IDs a script gives.)
+	slices.Sort(c.seen)
+	c.seen = slices.Compact(c.seen)
+	has := func(m *vm.Machine) bool {
+		_, ok := slices.BinarySearch(c.seen, m.EncodeFingerprint())
+		return ok
+	}
+	return explorer.EstimateStored(c.m, &o, e, int64(len(c.seen)), h.Budget, h.Seed, has)
 }
 
 func (c *certifier) prevInit(init []Entry, i int) int32 {

@@ -43,7 +43,12 @@
 //     --properties files are linked with .include and must only add
 //     classes with methods, so the state space is unchanged.
 //   - A script from a search that stopped at its first error is certified
-//     by finding that error; a search cut off by a limit writes no script.
+//     by finding that error. A search that a limit of the search stops
+//     (states, time, memory, an interrupt) records the part it explored
+//     (header flag limit) and its coverage estimate (flag coverage), which
+//     the certifier computes again from the states it certified
+//     (explorer.EstimateStored); it ends with verdict limit, never a pass.
+//     --max-depth and limits of the machine write no script.
 //
 // Partitioning. Split makes one pass over the encoded script to find its
 // structure (where each state is introduced and left, its parent) from the

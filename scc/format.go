@@ -8,9 +8,11 @@
 //	header    = kind:byte digest:u64le granularity:str por:str symmetry:str
 //	            flags:uvarint verdict:str states:uvarint transitions:uvarint
 //	            entries:uvarint initEntries:uvarint initCols:sizes bodyCols:sizes
-//	            subgraphs:uvarint [task]
+//	            subgraphs:uvarint [task] [coverage]
 //	sizes     = 7 uvarints: bytes of the tag, thread, instruction, choice, new-state, visited-ID and sync columns
 //	task      = index:uvarint count:uvarint root:uvarint   ; kind 'P' and 'Q' only
+//	coverage  = estimator:str seed:u64le budget:uvarint visited:uvarint
+//	            share:f64 low:f64 high:f64 total:f64       ; flag coverage only; f64: IEEE 754 bits, u64le
 //	str       = len:uvarint bytes                          ; len <= 64
 //	payloadLen= uvarint                                    ; bytes of the payload
 //	checksum  = u64le                                      ; XXH64 of magic to payloadLen, then the payload
@@ -56,7 +58,11 @@
 // entry's: unreduced scripts 0.85x-1.00x the size of version 3's, reduced
 // ones 0.94x-1.06x (benchmarks/RESULTS.md, "Script size"). Version 5's
 // checksum covers the header too, so that its verdict and figures cannot
-// change unnoticed.
+// change unnoticed. The flags limit and coverage came later within version
+// 5: a script of a search cut off by a limit, and the coverage estimate
+// its header carries. They change nothing in other scripts, which stay
+// byte for byte what they were, and an mcvm that predates them refuses a
+// script with them as it refuses any unknown flag.
 
 package scc
 
@@ -65,6 +71,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
@@ -72,6 +79,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"mcvm/bytecode"
+	"mcvm/explorer"
 )
 
 // FormatVersion is the version of the script format written and read.
@@ -108,6 +116,8 @@ const (
 	FlagContinue               // the search went on after errors
 	FlagDeadLocals             // the machine zeroed dead locals after every transition (--dead-locals)
 	FlagChains                 // the search ran chains (explorer.Options.Chain, --chain)
+	FlagLimit                  // a limit cut the search off: the script records the part it explored
+	FlagCoverage               // the header carries the search's coverage estimate (with FlagLimit only)
 	flagsEnd                   // the flags below are all there are
 )
 
@@ -161,7 +171,38 @@ type Header struct {
 	Task        int    // tasks: this task's index (1-based)
 	Tasks       int    // tasks: how many tasks the script was split into
 	Root        int32  // tasks: the state the body starts from
+	// Coverage is the search's estimate of the share of the reachable
+	// states it visited, with FlagCoverage.
+	Coverage Coverage
 }
+
+// Coverage is the coverage estimate a script's header carries (flag
+// coverage): what explorer.EstimateStored needs to compute it again, the
+// estimator, seed and sample budget, and its figures (explorer.Coverage).
+type Coverage struct {
+	Estimator string // an explorer.Estimator that is Stored
+	Seed      uint64 // the random choices' seed
+	Budget    int64  // transitions the estimator could sample
+	Visited   int64  // the states the search stored
+	Share     float64
+	Low, High float64 // the share's 95% interval
+	Total     float64 // the estimated number of reachable states
+}
+
+// Same reports whether e, an estimate computed again, has the estimator
+// and figures of c, exactly: the same states, seed and budget give the
+// same figures.
+func (c *Coverage) Same(e *explorer.Coverage) bool {
+	return e != nil && e.Estimator.String() == c.Estimator && e.Visited == c.Visited &&
+		e.Share == c.Share && e.Low == c.Low && e.High == c.High && e.Total == c.Total
+}
+
+// Limited reports whether a limit cut the search that wrote the script
+// off: the script records the part it explored.
+func (h *Header) Limited() bool { return h.Flags&FlagLimit != 0 }
+
+// HasCoverage reports whether the header carries a coverage estimate.
+func (h *Header) HasCoverage() bool { return h.Flags&FlagCoverage != 0 }
 
 // Trustful reports whether the script is a trustful one (or a task of one).
 func (h *Header) Trustful() bool { return h.Kind == KindTrustful || h.Kind == KindTrustfulTask }
@@ -855,6 +896,16 @@ func Encode(s *Script) []byte {
 		b = binary.AppendUvarint(b, uint64(h.Tasks))
 		b = binary.AppendUvarint(b, uint64(h.Root))
 	}
+	if h.HasCoverage() {
+		c := &h.Coverage
+		b = appendStr(b, c.Estimator)
+		b = binary.LittleEndian.AppendUint64(b, c.Seed)
+		b = binary.AppendUvarint(b, uint64(c.Budget))
+		b = binary.AppendUvarint(b, uint64(c.Visited))
+		for _, x := range []float64{c.Share, c.Low, c.High, c.Total} {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	b = binary.LittleEndian.AppendUint64(b, checksum(b, payload))
 	b = encoder().EncodeAll(payload, b)
@@ -951,6 +1002,11 @@ func read(data []byte) (_ *Script, sumAt int, payload []byte, _ error) {
 	if h.IsTask() {
 		h.Task, h.Tasks, h.Root = int(r.count()), int(r.count()), r.root()
 	}
+	if h.Flags&FlagCoverage != 0 && h.Flags < flagsEnd {
+		c := &h.Coverage
+		c.Estimator, c.Seed, c.Budget, c.Visited = r.str(), r.u64(), r.count(), r.count()
+		c.Share, c.Low, c.High, c.Total = r.f64(), r.f64(), r.f64(), r.f64()
+	}
 	payloadLen := r.count()
 	sumAt = r.off
 	sum := r.u64()
@@ -959,6 +1015,9 @@ func read(data []byte) (_ *Script, sumAt int, payload []byte, _ error) {
 	}
 	if h.Flags >= flagsEnd {
 		return nil, 0, nil, corrupt(-1, "unknown header flags %#x", h.Flags)
+	}
+	if err := h.checkLimit(); err != nil {
+		return nil, 0, nil, err
 	}
 	if payloadLen > MaxPayload {
 		return nil, 0, nil, corrupt(-1, "payload of %d bytes is larger than the limit of %d", payloadLen, MaxPayload)
@@ -1020,6 +1079,41 @@ func read(data []byte) (_ *Script, sumAt int, payload []byte, _ error) {
 	}
 	s.FileBytes, s.RawBytes = int64(len(data)), payloadLen
 	return s, sumAt, payload, nil
+}
+
+// checkLimit checks the flags limit and coverage and the estimate: a
+// share and its interval are in [0, 1], the total is finite and at least
+// the states visited, the estimator is a known one, and the sample budget
+// is at most what a search of any size gets (explorer.SampleBudget), so
+// that a forged header cannot make a certifier sample for ever.
+func (h *Header) checkLimit() error {
+	switch {
+	case h.HasCoverage() && !h.Limited():
+		return corrupt(-1, "the header carries a coverage estimate, but no limit cut its search off")
+	case h.Limited() && (h.Complete() || h.IsTask()):
+		return corrupt(-1, "the header says a limit cut its search off, and that it is complete or a task")
+	case !h.HasCoverage():
+		return nil
+	}
+	c := &h.Coverage
+	if e, ok := explorer.ParseEstimator(c.Estimator); !ok || e == explorer.EstimatorOff {
+		return corrupt(-1, "unknown coverage estimator %q in the header", c.Estimator)
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"share", c.Share}, {"low", c.Low}, {"high", c.High}} {
+		if !(x.v >= 0 && x.v <= 1) { // (false for NaN)
+			return corrupt(-1, "coverage %s %v in the header is not in [0, 1]", x.name, x.v)
+		}
+	}
+	if most := explorer.SampleBudget(math.MaxInt64); c.Budget > most {
+		return corrupt(-1, "sample budget %d in the header is above the %d any search samples", c.Budget, most)
+	}
+	if !(c.Total >= float64(c.Visited)) || math.IsInf(c.Total, 0) {
+		return corrupt(-1, "estimated total %v in the header is not a number of states at least the %d visited", c.Total, c.Visited)
+	}
+	return nil
 }
 
 // hreader reads header fields, remembering the first error.
@@ -1095,6 +1189,8 @@ func (r *hreader) u64() uint64 {
 	r.off += 8
 	return binary.LittleEndian.Uint64(r.b[r.off-8:])
 }
+
+func (r *hreader) f64() float64 { return math.Float64frombits(r.u64()) }
 
 func (r *hreader) str() string {
 	n := r.u()

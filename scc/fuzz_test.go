@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -59,6 +60,15 @@ func FuzzRead(f *testing.F) {
 	sm, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
 	if _, ss, err := scc.Verify(sm, explorer.Options{Continue: true, Symmetry: true}, false, "none"); err == nil {
 		f.Add(scc.Encode(ss)) // a symmetry header: refused by the certifier below
+	}
+	pm, _ := vm.New(p, vm.Options{Granularity: vm.GranTransition})
+	if _, ps, err := scc.Verify(pm, explorer.Options{MaxStates: 5, Coverage: explorer.EstimatorWalk, CoverageSeed: 3}, false, "none"); err == nil && ps.HasCoverage() {
+		f.Add(scc.Encode(ps)) // a partial script: the flags limit and coverage, and the estimate
+		bad := *ps
+		bad.Coverage.Share = math.NaN()
+		f.Add(scc.Encode(&bad)) // refused: the share is not a number
+	} else {
+		f.Fatalf("no partial script with an estimate to seed with (%v)", err)
 	}
 	f.Add([]byte("MCVMSCC\n"))
 	// certify certifies with the reduction the header names.

@@ -59,6 +59,9 @@ func Split(s *Script, k int) (*Partition, error) {
 	if s.IsTask() {
 		return nil, fmt.Errorf("the script is already task %d of %d", s.Task, s.Tasks)
 	}
+	if s.Limited() {
+		return nil, fmt.Errorf("a limit cut the script's search off, so it records part of the state space: certify it whole (its tasks would not cover the regions they are given)")
+	}
 	if !s.Complete() {
 		return nil, fmt.Errorf("the script stops at the verification's first error; only a complete script (verify --continue, or a program without errors) can be partitioned")
 	}

@@ -267,16 +267,36 @@ func (r *Recorder) Script(digest uint64, gran vm.Granularity, por string, comple
 	return s
 }
 
-// ErrIncomplete is returned by Verify when the search hit a limit, so the
-// script would not cover the reachability graph.
+// ErrIncomplete is returned by Verify when the search hit a limit after
+// which no script describes the part it explored: --max-depth, a limit of
+// the machine.
 var ErrIncomplete = errors.New("the search was cut off by a limit")
+
+// partialLimit reports whether a search that ended at limit explored a
+// part of the state space a script can record: one that stopped it at
+// once (states, time, memory, an interrupt), not --max-depth, which
+// leaves states unexplored and goes on, nor a limit of the machine.
+func partialLimit(limit string) bool {
+	switch limit {
+	case "states", "time", "memory", "interrupted":
+		return true
+	}
+	return false
+}
 
 // Verify runs a depth-first search of m's program with opts and records
 // its search script (trustful: productive transitions only). The script is
 // complete when the search ended by itself or went on after errors
 // (opts.Continue); when it stopped at its first error it ends there, and a
-// certifier reproduces that error. It fails when opts asks for BFS or the
-// search hit a limit.
+// certifier reproduces that error. It fails when opts asks for BFS.
+//
+// A search a limit stops (MaxStates, TimeLimit, MemoryLimit, Interrupt)
+// records the part it explored, with header flag FlagLimit, and its
+// coverage estimate (opts.Coverage, which must then be an estimator that
+// is Stored, or EstimatorOff for none) with FlagCoverage: the certifier
+// computes it again from the states it certified. A search cut off by
+// MaxDepth or a limit of the machine writes no script (ErrIncomplete), nor
+// does a search with opts.Cache unless opts.Coverage is EstimatorOff.
 //
 // With opts.Reducer the search is reduced: por is the reduction's name for
 // the header (Options.POR), and the certifier must apply the same one. A
@@ -306,17 +326,34 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 		return nil, nil, fmt.Errorf("a script from a cached search needs the cache to keep encodings (no --hash-compact)")
 	case opts.Cache != nil && opts.Chain:
 		return nil, nil, fmt.Errorf("a script from a cached search needs --chain=false (the script counts a chain's steps, which an exploration repeated after eviction repeats)")
+	case opts.Coverage != explorer.EstimatorOff && !opts.Coverage.Stored():
+		return nil, nil, fmt.Errorf("--coverage %s: a certifier could not compute its estimate again from the states it certifies (it needs the search itself); give --coverage off or an estimator that needs only the stored states", opts.Coverage)
 	}
 	rec := NewRecorder(m.Program(), trustful)
 	if opts.Cache != nil {
 		rec = NewCacheRecorder(m.Program(), trustful)
 	}
 	rec.Hook(&opts)
-	res := explorer.Search(m, opts)
-	if res.Limit != "" {
-		return res, nil, fmt.Errorf("%w (%s limit): no script written", ErrIncomplete, res.Limit)
+	estimator := opts.Coverage
+	if opts.Cache != nil {
+		// The estimate of a search with a cache would count the states
+		// the cache holds at the end, not the script's: no certifier
+		// could compute it again.
+		opts.Coverage = explorer.EstimatorOff
 	}
-	complete := res.Fault == nil || opts.Continue
+	res := explorer.Search(m, opts)
+	limited := res.Limit != ""
+	if limited && !partialLimit(res.Limit) {
+		why := "the machine's limit stops the search at a state a certifier would have to stop at too"
+		if res.Limit == "depth" {
+			why = "the search left states at the depth limit unexplored and went on, which a script cannot record"
+		}
+		return res, nil, fmt.Errorf("%w (%s limit): no script written: %s", ErrIncomplete, res.Limit, why)
+	}
+	if limited && opts.Cache != nil && estimator != explorer.EstimatorOff {
+		return res, nil, fmt.Errorf("%w (%s limit): no script written: the coverage estimate of a search with a cache would count the states the cache holds, not the script's, so a certifier could not compute it again: give --coverage off to write the script of the part searched", ErrIncomplete, res.Limit)
+	}
+	complete := !limited && (res.Fault == nil || opts.Continue)
 	s := rec.Script(bytecode.Digest(m.Program()), m.Options().Granularity, por, complete, opts.Continue, res)
 	if s == nil && rec.cache != nil && rec.cache.novel {
 		return res, nil, fmt.Errorf("with the reduction, a state evicted from the cache and explored again reached a state its first exploration did not, so the script would not describe one search: a larger --cache, or --por none, records it")
@@ -332,6 +369,14 @@ func Verify(m *vm.Machine, opts explorer.Options, trustful bool, por string) (*e
 	}
 	if opts.Chain {
 		s.Flags |= FlagChains
+	}
+	if limited {
+		s.Flags |= FlagLimit
+		if c := res.Coverage; c != nil {
+			s.Flags |= FlagCoverage
+			s.Coverage = Coverage{Estimator: c.Estimator.String(), Seed: opts.CoverageSeed, Budget: explorer.SampleBudget(res.Stats.Transitions),
+				Visited: c.Visited, Share: c.Share, Low: c.Low, High: c.High, Total: c.Total}
+		}
 	}
 	return res, s, nil
 }

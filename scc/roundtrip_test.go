@@ -168,15 +168,20 @@ func TestRead_oldVersion(t *testing.T) {
 	}
 }
 
-// TestRead_everyBitFlip flips each bit of a script and of a task in turn:
-// Read refuses every damaged file, the header's bytes (its verdict and
-// figures) included, except where the compressed payload still
-// decompresses to the same bytes: then it reads the same script.
+// TestRead_everyBitFlip flips each bit of a script, of a task and of a
+// partial script in turn: Read refuses every damaged file, the header's
+// bytes (its verdict, figures and coverage estimate) included, except
+// where the compressed payload still decompresses to the same bytes: then
+// it reads the same script.
 func TestRead_everyBitFlip(t *testing.T) {
 	p := assemble(t, filepath.Join(conformanceDir, "counter_race.mcasm"), nil)
 	_, data := verify(t, p, vm.GranTransition, true, false)
 	_, part := readSplit(t, data, 2)
-	for name, b := range map[string][]byte{"script": data, "task": scc.Encode(part.Tasks[1])} {
+	_, partial, err := scc.Verify(machine(t, p, vm.GranTransition), explorer.Options{MaxStates: 5, Coverage: explorer.EstimatorWalk}, false, "none")
+	if err != nil || !partial.HasCoverage() {
+		t.Fatalf("Verify with MaxStates 5 = %v, want a partial script with an estimate", err)
+	}
+	for name, b := range map[string][]byte{"script": data, "task": scc.Encode(part.Tasks[1]), "partial": scc.Encode(partial)} {
 		frame := bytes.Index(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) // the zstd frame's magic number
 		if frame < 0 {
 			t.Fatalf("%s: no zstd frame", name)
@@ -213,5 +218,32 @@ func TestRead_taskRoot(t *testing.T) {
 	b[at+4] = 0x0f // 2^32-1: int32 -1 if truncated
 	if _, err := scc.Read(b); err == nil || !strings.Contains(err.Error(), "bad root state") {
 		t.Errorf("Read(task with root 2^32-1) = %v, want a refusal of the root", err)
+	}
+}
+
+// TestEncode_unchanged pins the bytes before the compressed payload (the
+// header, and the checksum, which covers the header and the uncompressed
+// payload) of the scripts of complete searches, as mcvm verify wrote them
+// before the flags limit and coverage came: those flags must leave other
+// scripts byte for byte what they were. (The compressed bytes depend on
+// the zstd library's version, and are not pinned.)
+func TestEncode_unchanged(t *testing.T) {
+	p := assemble(t, modelsDir+"/philo_ok.mcasm", map[string]int64{"N": 3})
+	for _, tc := range []struct {
+		trustful bool
+		want     string
+	}{
+		{false, "4d43564d5343430a0546156e52588ce03bcd0a7472616e736974696f6e046e6f6e65046e6f6e6501026f6be8018b05f3060000000000000000f306699d0500e701a40300e801ec13a4f65b6b9d5f8a6b"},
+		{true, "4d43564d5343430a0554156e52588ce03bcd0a7472616e736974696f6e046e6f6e65046e6f6e6501026f6be8018b05cf030000000000000000cf03ac01f90100e7010000e801c30a1d65ff64eec0b2bc"},
+	} {
+		res, s, err := scc.Verify(machine(t, p, vm.GranTransition), explorer.Options{Coverage: explorer.EstimatorWalk}, tc.trustful, "none")
+		if err != nil || res.Verdict != explorer.VerdictOK {
+			t.Fatalf("trustful=%v: Verify = %v, %v", tc.trustful, res.Verdict, err)
+		}
+		b := scc.Encode(s)
+		frame := bytes.Index(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) // the zstd frame's magic number
+		if got := fmt.Sprintf("%x", b[:max(frame, 0)]); got != tc.want {
+			t.Errorf("trustful=%v: header and checksum\n%s, want\n%s", tc.trustful, got, tc.want)
+		}
 	}
 }

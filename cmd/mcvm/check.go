@@ -23,6 +23,7 @@ import (
 	"mcvm/explorer"
 	"mcvm/internal/hll"
 	"mcvm/por"
+	"mcvm/scc"
 	"mcvm/vm"
 )
 
@@ -420,6 +421,9 @@ func (sf *searchFlags) report(stdout, stderr io.Writer, cmd, model string, p *by
 	rep.continued = opts.Continue
 	rep.command = cmd
 	rep.Script = sc
+	if sc != nil {
+		rep.CoverageClaimed, rep.CoverageMismatch = sc.claimed, sc.claimMismatch
+	}
 	rep.POR = sf.porMode.String()
 	if sf.porMode != por.None {
 		rep.Proviso = sf.proviso.Resolve(opts.Order).String()
@@ -761,6 +765,12 @@ type report struct {
 	// Violations, with --continue, are the distinct violations found,
 	// each with the shortest trace found to it.
 	Violations []violation `json:"violations,omitempty"`
+	// CoverageClaimed, for certify of a script a limit cut off, is the
+	// coverage estimate its header claims (the figures above are the one
+	// computed again); CoverageMismatch, that the two differ though
+	// certification followed the whole script.
+	CoverageClaimed  *claimedCoverage `json:"coverage_claimed,omitempty"`
+	CoverageMismatch bool             `json:"coverage_mismatch,omitempty"`
 	// Script holds the search script's figures (verify, certify).
 	Script    *scriptFigures `json:"script,omitempty"`
 	continued bool           // --continue: always say how many errors
@@ -844,6 +854,9 @@ func (r *report) print(w io.Writer) {
 	if r.Script != nil && r.Script.HeaderVerdict != "" {
 		fmt.Fprintf(w, "warning:     the script's header claims the verdict %s; the verdict above is certification's\n", r.Script.HeaderVerdict)
 	}
+	if r.CoverageMismatch {
+		fmt.Fprintln(w, "warning:     the script's header claims another coverage estimate than the states certified give; the recomputed one is certification's")
+	}
 	switch {
 	case r.Message != "" && r.Verdict == "limit":
 		fmt.Fprintf(w, "limit:       %s\n", r.Message)
@@ -889,6 +902,10 @@ func (r *report) printVerdict(w io.Writer) {
 		verdict += " (interrupted; the state space was not fully explored)"
 	case r.Limit == "interrupted":
 		verdict += " (then an interrupt stopped the search before it was complete)"
+	case r.Limit == scc.LimitScript && r.Verdict == "limit":
+		verdict += " (the script records a search a limit cut off; the part it records was certified)"
+	case r.Limit == scc.LimitScript:
+		verdict += " (then the script, which records a search a limit cut off, ended)"
 	case r.Limit != "" && r.Verdict == "limit":
 		verdict += " (" + r.Limit + " limit reached; the state space was not fully explored)"
 	case r.Limit != "":
@@ -905,7 +922,16 @@ const perStateFrom = 100_000
 // printSummary prints the search's figures in two or three lines.
 func (r *report) printSummary(w io.Writer) {
 	fmt.Fprintf(w, "states:      %d stored, %d transitions (%d revisits), max depth %d\n", r.States, r.Transitions, r.Revisits, r.MaxDepth)
-	if r.CoverageEstimate != nil {
+	switch c := r.CoverageClaimed; {
+	case c != nil:
+		recomputed := "not recomputed"
+		if r.CoverageEstimate != nil {
+			recomputed = fmt.Sprintf("recomputed about %s (%s-%s; about %s states)",
+				percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), roundStates(*r.EstimatedStates))
+		}
+		fmt.Fprintf(w, "coverage:    claimed about %s (%s-%s; %s estimate: about %s states), %s\n",
+			percent(c.Share), percent(c.Low), percent(c.High), c.Estimator, roundStates(c.Total), recomputed)
+	case r.CoverageEstimate != nil:
 		fmt.Fprintf(w, "coverage:    about %s of the reachable states (sampling interval %s-%s; %s estimate: about %s states)\n",
 			percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), r.Estimator, roundStates(*r.EstimatedStates))
 	}

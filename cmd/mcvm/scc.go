@@ -96,7 +96,39 @@ type scriptFigures struct {
 	// HeaderVerdict is the verdict the script's header claims, where
 	// certification of the whole script found another.
 	HeaderVerdict string `json:"header_verdict,omitempty"`
-	trustful      bool   // a trustful script or task (its certifier collects no garbage)
+	// Partial: a limit cut the script's search off; it records the part
+	// searched.
+	Partial       bool             `json:"partial,omitempty"`
+	trustful      bool             // a trustful script or task (its certifier collects no garbage)
+	claimed       *claimedCoverage // certify: the coverage estimate the header claims
+	claimMismatch bool             // certify: the estimate computed again differs from it
+}
+
+// claimedCoverage is the coverage estimate a script's header claims, with
+// what computing it again takes: the estimator, its seed and the
+// transitions it may sample.
+type claimedCoverage struct {
+	Estimator string  `json:"estimator"`
+	Seed      uint64  `json:"seed"`
+	Budget    int64   `json:"sample_budget"`
+	Visited   int64   `json:"visited_states"`
+	Share     float64 `json:"coverage_estimate"`
+	Low       float64 `json:"coverage_low"`
+	High      float64 `json:"coverage_high"`
+	Total     float64 `json:"estimated_states"`
+}
+
+// claim sets f's claimed coverage from s's header, and whether res, a
+// certification of the whole script, estimated another.
+func (f *scriptFigures) claim(s *scc.Script, res *explorer.Result) {
+	if !s.HasCoverage() {
+		return
+	}
+	c := s.Coverage
+	f.claimed = &claimedCoverage{c.Estimator, c.Seed, c.Budget, c.Visited, c.Share, c.Low, c.High, c.Total}
+	// (Certification a limit of its own cut short checked fewer states:
+	// its estimate may differ.)
+	f.claimMismatch = res.Limit == scc.LimitScript && !c.Same(res.Coverage)
 }
 
 // headerVerdict returns the verdict s's header claims if it is not v,
@@ -116,7 +148,11 @@ func (f *scriptFigures) print(w io.Writer) {
 	if f.TextBytes > 0 {
 		fmt.Fprintf(w, "; as text %d bytes, ratio %.0f", f.TextBytes, f.TextRatio)
 	}
-	fmt.Fprintf(w, "), %.3f bytes/transition\n", f.BytesPerTransition)
+	fmt.Fprintf(w, "), %.3f bytes/transition", f.BytesPerTransition)
+	if f.Partial {
+		fmt.Fprint(w, "; the part searched before the limit")
+	}
+	fmt.Fprintln(w)
 	if f.PeakFP > 0 {
 		fmt.Fprintf(w, "fp map:      peak %d entries (%.1f%% of the states)\n", f.PeakFP, f.PeakFPPercent)
 	}
@@ -131,7 +167,7 @@ func (f *scriptFigures) print(w io.Writer) {
 }
 
 func figures(file string, s *scc.Script, transitions int64) *scriptFigures {
-	f := &scriptFigures{File: file, Kind: kindName(s), Entries: s.Entries + s.InitEntries, Bytes: s.FileBytes, RawBytes: s.RawBytes, trustful: s.Trustful()}
+	f := &scriptFigures{File: file, Kind: kindName(s), Entries: s.Entries + s.InitEntries, Bytes: s.FileBytes, RawBytes: s.RawBytes, trustful: s.Trustful(), Partial: s.Limited()}
 	if s.FileBytes > 0 {
 		f.CompressionRatio = float64(s.RawBytes) / float64(s.FileBytes)
 	}
@@ -165,8 +201,14 @@ reduced by --por (all by default, as for check) with the stack proviso,
 with chains as check runs them (--chain=false: without), but without sleep
 sets, which a certifier could not check: its figures are check's with
 --sleep=false. --chain, --dead-locals and --symmetry apply as for check and
-are recorded in the header. A search cut off by a limit writes no script.
-Prints check's summary plus the script's figures. Exit codes as check.`
+are recorded in the header. A search a limit stops (--max-states,
+--time-limit, --memory-limit, an interrupt) writes a script of the part it
+searched, with verdict limit and its --coverage estimate (estimator, seed,
+sample budget and figures) in the header, for certify to compute again;
+with --max-depth or a limit of the machine it writes none, and with
+--cache only given --coverage off (the cache's states are not the
+script's). Prints check's
+summary plus the script's figures. Exit codes as check.`
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", "MODEL", verifyAbout, stdout)
@@ -175,6 +217,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	// A script records a depth-first search: the search order flags do
 	// not apply (given, they are refused with a reason).
 	hideFlags(fs, "search", "heuristic", "target")
+	fs.Lookup("coverage").Usage = verifyCoverageUsage()
 	var red scriptReduction
 	red.register(fs)
 	script := fs.String("script", "", "write the tamper-proof search script to `FILE`")
@@ -283,6 +326,19 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	return sf.report(stdout, stderr, "verify", model, p, m, opts, res, fig)
 }
 
+// verifyCoverageUsage is verify's --coverage: the estimators a certifier
+// can compute again, from the states it certifies.
+func verifyCoverageUsage() string {
+	var names []string
+	for _, n := range []string{"walk", "chao", "thesis"} {
+		if e, ok := explorer.ParseEstimator(n); ok && e.Stored() {
+			names = append(names, n)
+		}
+	}
+	return "when a limit ends the search, estimate the share of reachable states visited and record it in the script's header: " +
+		strings.Join(names, ", ") + " or off (the estimators certify can compute again from the states it certifies)"
+}
+
 const certifyAbout = `Certifies MODEL with a search script written by mcvm verify: follows the
 script (Algorithm 3.1 of Taleghani's thesis) instead of searching, checks
 the program's properties in every state, and checks on the fly that the
@@ -314,7 +370,14 @@ reached; tamper-proof scripts only, which cover every transition). They
 need a script of the unreduced search (verify and certify with --por
 none). The other flags are check's: limits end certification with verdict
 limit (never a pass); there are no search order flags, since certification
-follows the script's order.`
+follows the script's order.
+
+A script of a search a limit cut off records the part searched: certify
+checks it as it checks a whole script, but ends with verdict limit (exit
+3), and computes the coverage estimate the header claims again, with the
+header's estimator, seed and sample budget, from the states it certified,
+and prints both (a warning where they differ). Such a script is certified
+whole: --tasks, --slurm and mcvm partition refuse it.`
 
 // certifyFlags are certify's own flags.
 type certifyFlags struct {
@@ -335,7 +398,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	// Certification follows the script's order (given, these are
 	// refused with a reason).
-	hideFlags(fs, "search", "heuristic", "target", "random-order")
+	hideFlags(fs, "search", "heuristic", "target", "random-order", "coverage", "seed")
 	var red scriptReduction
 	red.register(fs)
 	var cf certifyFlags
@@ -388,6 +451,9 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	}
 	if *sf.search != "dfs" || *sf.shuffle != 0 {
 		return fail(stderr, "certify", fmt.Errorf("certification follows the script's order: --search and --random-order apply to verify"))
+	}
+	if fs.Changed("coverage") || fs.Changed("seed") {
+		return fail(stderr, "certify", fmt.Errorf("--coverage and --seed apply to verify: certify computes the estimate a script's header claims with the header's estimator and seed"))
 	}
 	gran, err := sf.mf.gran()
 	if err != nil {
@@ -475,6 +541,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	}
 	fig := figures(file, s, res.Stats.Transitions)
 	fig.HeaderVerdict = cf.headerVerdict(s, res.Verdict)
+	fig.claim(s, &res.Result)
 	if !s.Trustful() {
 		fig.PeakFP = res.PeakFP
 		if res.Stats.States > 0 {

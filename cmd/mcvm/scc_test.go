@@ -470,3 +470,110 @@ func TestVerifyCertify_ghost(t *testing.T) {
 		}
 	}
 }
+
+// coverageJSON is the coverage part of check's, verify's and certify's
+// --json.
+type coverageJSON struct {
+	Verdict          string           `json:"verdict"`
+	Limit            string           `json:"limit"`
+	States           int64            `json:"states"`
+	CoverageEstimate *float64         `json:"coverage_estimate"`
+	CoverageLow      *float64         `json:"coverage_low"`
+	CoverageHigh     *float64         `json:"coverage_high"`
+	EstimatedStates  *float64         `json:"estimated_states"`
+	Estimator        string           `json:"estimator"`
+	CoverageClaimed  *claimedCoverage `json:"coverage_claimed"`
+	CoverageMismatch bool             `json:"coverage_mismatch"`
+}
+
+// recomputed returns the estimate certify computed again as the header
+// records one.
+func (c *coverageJSON) recomputed() claimedCoverage {
+	if c.CoverageEstimate == nil {
+		return claimedCoverage{}
+	}
+	return claimedCoverage{Estimator: c.Estimator, Share: *c.CoverageEstimate, Low: *c.CoverageLow, High: *c.CoverageHigh, Total: *c.EstimatedStates}
+}
+
+// TestVerifyCertify_partial: verify of a search a limit cuts off writes the
+// script of the part searched with its coverage estimate; certify checks
+// that part, ends with verdict limit, and computes the estimate again to
+// the same figures; scripts without an estimate, refusals and a header
+// that lies about the estimate.
+func TestVerifyCertify_partial(t *testing.T) {
+	dir := t.TempDir()
+	script, off, trust, lie := filepath.Join(dir, "s"), filepath.Join(dir, "off"), filepath.Join(dir, "t"), filepath.Join(dir, "lie")
+	base := []string{"--por", "none", "-D", "N=4"}
+	run := func(args ...string) (int, string, string) {
+		return runMain(append(append(args[:1:1], base...), append(args[1:], philoOK)...)...)
+	}
+	code, out, errs := run("verify", "--max-states", "300", "--seed", "5", "--json", "--script", script)
+	var v coverageJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitLimit || v.Limit != "states" || v.CoverageEstimate == nil {
+		t.Fatalf("verify --max-states 300: exit %d, %+v, %v\n%s%s", code, v, err, out, errs)
+	}
+	if code, out, errs := run("verify", "--max-states", "300", "--coverage", "off", "--script", off); code != exitLimit || strings.Contains(out, "coverage:") {
+		t.Fatalf("verify --coverage off: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := run("verify", "--max-states", "300", "--seed", "5", "--trustful-script", trust); code != exitLimit {
+		t.Fatalf("verify --trustful-script: exit %d\n%s%s", code, out, errs)
+	}
+	s, err := scc.Read(readFile(t, script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Coverage.Share, s.Coverage.Total = 0.5, float64(2*s.Coverage.Visited)
+	os.WriteFile(lie, scc.Encode(s), 0o644)
+
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		want     []string
+		mismatch bool
+	}{
+		{"certify", []string{"certify", "--script", script}, exitLimit, []string{"the part it records was certified", "coverage:    claimed about", "recomputed about"}, false},
+		{"trustful", []string{"certify", "--trustful", "--script", trust}, exitLimit, []string{"claimed about", "recomputed about"}, false},
+		{"coverage=off", []string{"certify", "--script", off}, exitLimit, []string{"the part it records was certified"}, false},
+		{"lie", []string{"certify", "--script", lie}, exitLimit, []string{"claimed about 50%", "warning:     the script's header claims another coverage estimate"}, true},
+		{"tasks", []string{"certify", "--tasks", "2", "--script", script}, exitUsage, []string{"certify it whole"}, false},
+		{"seed", []string{"certify", "--seed", "5", "--script", script}, exitUsage, []string{"--coverage and --seed apply to verify"}, false},
+		{"chao", []string{"verify", "--max-states", "300", "--coverage", "chao", "--script", off}, exitUsage, []string{"--coverage chao: a certifier could not compute"}, false},
+		{"depth", []string{"verify", "--max-depth", "5", "--script", filepath.Join(dir, "d")}, exitLimit, []string{"no script written: the search left states at the depth limit"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := run(tc.args...)
+			for _, w := range tc.want {
+				if code != tc.code || !strings.Contains(out+errs, w) {
+					t.Errorf("mcvm %s: exit %d (want %d), output lacks %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, w, out, errs)
+				}
+			}
+			if tc.name == "coverage=off" && strings.Contains(out, "coverage:") {
+				t.Errorf("certify of a script without an estimate printed one:\n%s", out)
+			}
+			if tc.code != exitLimit || tc.name == "coverage=off" || tc.name == "depth" {
+				return
+			}
+			code, out, _ = run(append(tc.args, "--json")...)
+			var c coverageJSON
+			if err := json.Unmarshal([]byte(out), &c); err != nil || code != exitLimit || c.Verdict != "limit" || c.Limit != scc.LimitScript || c.CoverageClaimed == nil {
+				t.Fatalf("mcvm %s --json: exit %d, %+v, %v\n%s", strings.Join(tc.args, " "), code, c, err, out)
+			}
+			got, want := c.recomputed(), v.recomputed()
+			if got != want || c.States != v.States {
+				t.Errorf("recomputed %+v of %d states, want verify's %+v of %d", got, c.States, want, v.States)
+			}
+			claim := *c.CoverageClaimed
+			if claim.Seed != 5 || claim.Budget <= 0 || claim.Visited != v.States {
+				t.Errorf("claimed %+v, want seed 5, a budget and %d states", claim, v.States)
+			}
+			claim.Seed, claim.Budget, claim.Visited = 0, 0, 0
+			if (claim != want) != tc.mismatch || c.CoverageMismatch != tc.mismatch {
+				t.Errorf("claimed %+v, recomputed %+v, coverage_mismatch %v; want a mismatch %v", claim, got, c.CoverageMismatch, tc.mismatch)
+			}
+		})
+	}
+	if code, out, errs := runMain("partition", "--tasks", "2", "--script", script, "-o", filepath.Join(dir, "tasks")); code != exitUsage || !strings.Contains(errs, "certify it whole") {
+		t.Errorf("partition of a partial script: exit %d\n%s%s", code, out, errs)
+	}
+}

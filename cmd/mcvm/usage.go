@@ -208,6 +208,7 @@ var shortHelp = map[string]string{
 	"run/seed":         "random schedule and choices from this seed (default: round-robin, choices 0)",
 	"seed":             "seed of the coverage estimator's samples and --cache's random policies",
 	"coverage":         "at a limit, estimate the share of reachable states visited: walk, chao, thesis or off",
+	"verify/coverage":  "at a limit, record in the header an estimate certify can recompute (off: none)",
 	"run/trail":        "on a violation, write its schedule to this trail `FILE`",
 	"check/plot":       "draw the search's progress (and the coverage estimate) to `FILE` (.svg or .png)",
 }
