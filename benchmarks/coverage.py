@@ -13,9 +13,10 @@ thesis's "actual percentage"). Prints one Markdown table per reduction
 and estimator, in the thesis's form: per model and limit the best, worst
 average deviation and its standard deviation in percentage points over the seeds, and the
 average overhead (the limited search's CPU time with the estimate over
-without it, walk only: thesis changes the search). The estimator's
-complete search is the search the estimator runs: --search bfs for
-thesis (its states are those of breadth-first search without chains).
+without it, for walk and levels, which leave the search as it is; thesis
+changes it). The complete search is the one the estimator's search is
+cut from: --search bfs for levels and thesis (their states are those of
+breadth-first search without chains).
 """
 import argparse
 import json
@@ -51,7 +52,7 @@ def main():
     ap.add_argument("--por", default="none,all")
     ap.add_argument("--limits", default="3,5,10,25,50,75")
     ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--estimators", default="walk,thesis,chao")
+    ap.add_argument("--estimators", default="walk,levels,thesis,chao")
     ap.add_argument("mcvm")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
@@ -67,7 +68,7 @@ def main():
             for m in models:
                 path = os.path.join("benchmarks", "models", m + ".mcasm")
                 base = (config(os.path.join(ROOT, path), a.size) or []) + ["--por", por]
-                if est == "thesis":
+                if est in ("thesis", "levels"):
                     base += ["--search", "bfs"]
                 full = run(a.mcvm, base + [path])["states"]
                 cells, over = [], []
@@ -80,7 +81,7 @@ def main():
                             continue  # complete (no limit reached)
                         true = j["states"] / full
                         ds.append(abs(j["coverage_estimate"] - true) * 100)
-                        if est == "walk" and seed <= 3:
+                        if est in ("walk", "levels") and seed <= 3:
                             off = run(a.mcvm, base + ["--max-states", str(cap), "--coverage", "off", path])
                             over.append(j["cpu"] / max(off["cpu"], 1e-3))
                     if ds:

@@ -36,9 +36,16 @@ const (
 	// species richness, f1^2 / 2f2, f1 and f2 the states reached once
 	// and twice: each transition a draw, each state a species.
 	EstimatorChao
+	// EstimatorLevels (estimateByLevels) samples the frontier of a search
+	// that expands states from one (breadth-first, best-first, A*) twice
+	// and sizes the levels beyond it by capture-recapture.
+	EstimatorLevels
+	// EstimatorAuto is levels for a search from a frontier, walk for
+	// the others: the estimator the measurements favour for each.
+	EstimatorAuto
 )
 
-var estimatorNames = [...]string{"off", "walk", "thesis", "chao"}
+var estimatorNames = [...]string{"off", "walk", "thesis", "chao", "levels", "auto"}
 
 func (e Estimator) String() string { return estimatorNames[e] }
 
@@ -80,6 +87,10 @@ func (s *search) estimateCoverage() {
 	}
 	if s.opts.Coverage == EstimatorChao && s.hits != nil {
 		s.coverage = s.estimateChao()
+		return
+	}
+	if (s.opts.Coverage == EstimatorLevels || s.opts.Coverage == EstimatorAuto) && s.frontier != nil {
+		s.coverage = s.estimateByLevels(s.opts.CoverageSeed)
 		return
 	}
 	s.coverage = s.estimateByWalks(s.opts.CoverageSeed)
@@ -146,6 +157,21 @@ func SampleBudget(transitions int64) int64 {
 // alone, after the search: then a certifier, which stores the same
 // states, recomputes the same estimate with EstimateStored.
 func (e Estimator) Stored() bool { return e == EstimatorWalk }
+
+// For returns the estimator e stands for in a search of order o: auto's
+// choice, e itself otherwise.
+func (e Estimator) For(o Order) Estimator {
+	switch {
+	case e != EstimatorAuto:
+		return e
+	case o == BFS || o == BestFirst || o == AStar:
+		return EstimatorLevels
+	}
+	return EstimatorWalk
+}
+
+// EstimatorNames lists the estimators by name, off first.
+func EstimatorNames() []string { return estimatorNames[:] }
 
 // EstimateStored estimates the coverage of a search with opts that
 // stored visited states, has telling whether it stored the state m

@@ -241,3 +241,45 @@ func TestCoverage_parallel(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverage_levels checks the levels estimate of breadth-first search
+// with each store it runs with: every state stored before the limit,
+// exactly 100% (no sample meets a state not stored); a third, below; the
+// same seed, the same estimate.
+func TestCoverage_levels(t *testing.T) {
+	p, err := asm.AssembleFile("../benchmarks/models/philo_ok.mcasm", asm.Options{Defines: map[string]int64{"N": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := runCached(t, p, explorer.Options{Continue: true, Order: explorer.BFS})
+	n := int(full.res.Stats.States)
+	for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageCollapse, explorer.StorageHashCompact} {
+		opts := explorer.Options{Continue: true, Order: explorer.BFS, MaxStates: n, Storage: st, Coverage: explorer.EstimatorLevels}
+		all := runCached(t, p, opts)
+		if err := checkCoverage(all.res, explorer.EstimatorLevels); err != nil {
+			t.Fatalf("%v, all states: %v", st, err)
+		}
+		if c := all.res.Coverage; c.Share != 1 || c.Estimator != explorer.EstimatorLevels {
+			t.Errorf("%v: every state stored, %v estimate %v (%v-%v), want 1", st, c.Estimator, c.Share, c.Low, c.High)
+		}
+		opts.MaxStates, opts.CoverageSeed = n/3, 5
+		a, b := runCached(t, p, opts), runCached(t, p, opts)
+		if err := checkCoverage(a.res, explorer.EstimatorLevels); err != nil {
+			t.Fatalf("%v, a third: %v", st, err)
+		}
+		if *a.res.Coverage != *b.res.Coverage {
+			t.Errorf("%v: the same seed gives %+v and %+v", st, *a.res.Coverage, *b.res.Coverage)
+		}
+		if c := a.res.Coverage; c.Share >= 1 || c.Estimator != explorer.EstimatorLevels {
+			t.Errorf("%v: a third of the states stored, %v estimate %v", st, c.Estimator, c.Share)
+		}
+	}
+	for _, tc := range []struct {
+		order explorer.Order
+		want  explorer.Estimator
+	}{{explorer.DFS, explorer.EstimatorWalk}, {explorer.BFS, explorer.EstimatorLevels}, {explorer.AStar, explorer.EstimatorLevels}} {
+		if got := explorer.EstimatorAuto.For(tc.order); got != tc.want {
+			t.Errorf("auto for %v = %v, want %v", tc.order, got, tc.want)
+		}
+	}
+}

@@ -76,7 +76,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.cont = fs.Bool("continue", false, "explore the whole state space and list each distinct error instead of stopping at the first")
 	f.maxErrors = fs.Int("max-errors", 10, "with --continue, list at most this many distinct errors (each with the shortest trace found; 1: the first error's trace only, as without --continue)")
 	f.shuffle = fs.Uint64("random-order", 0, "depth-first: take each state's transitions in an order shuffled by this `SEED` (same seed, same search; 0: thread order). Often finds errors that need an early preemption sooner")
-	f.coverage = fs.String("coverage", "walk", "when a limit ends the search, estimate the share of reachable states visited: walk (random walks after the search), chao (from how often the search reached each state), thesis (the search runs breadth-first on 60% of the limits, then depth-first from sampled transitions) or off")
+	f.coverage = fs.String("coverage", "auto", "when a limit ends the search, estimate the share of reachable states visited: auto (levels for bfs, best-first and astar, walk for the others), walk (random walks after the search), levels (the frontier's levels sampled twice, capture-recapture), chao (from how often the search reached each state), thesis (the search runs breadth-first on 60% of the limits, then depth-first from sampled transitions) or off")
 	f.seed = fs.Uint64("seed", 1, "seed of random choices: the coverage estimator's samples, --cache's random policies (same seed, same result)")
 	f.maxStates = fs.Int("max-states", 0, "stop with verdict limit after storing this many states (ida, which stores none: expanding; 0: no limit)")
 	f.maxDepth = fs.Int("max-depth", 0, "do not expand states deeper than this (verdict limit if that cut anything; 0: no limit)")
@@ -115,12 +115,13 @@ func (f *searchFlags) options(stderr io.Writer) (explorer.Options, error) {
 	opts := explorer.Options{Continue: *f.cont, KeepViolations: *f.maxErrors, MaxStates: *f.maxStates, MaxDepth: *f.maxDepth, TimeLimit: *f.timeLimit, Shuffle: *f.shuffle}
 	var ok bool
 	if opts.Coverage, ok = explorer.ParseEstimator(*f.coverage); !ok {
-		return opts, fmt.Errorf("--coverage: want walk, chao, thesis or off, got %q", *f.coverage)
+		return opts, fmt.Errorf("--coverage: want one of %s, got %q", strings.Join(explorer.EstimatorNames(), ", "), *f.coverage)
 	}
 	opts.CoverageSeed = *f.seed
 	if opts.Order, ok = explorer.ParseOrder(*f.search); !ok {
 		return opts, fmt.Errorf("--search: want dfs, bfs, best-first, astar or ida, got %q", *f.search)
 	}
+	opts.Coverage = opts.Coverage.For(opts.Order)
 	directed := opts.Order == explorer.BestFirst || opts.Order == explorer.AStar || opts.Order == explorer.IDA
 	switch {
 	case directed && *f.heuristic == "":

@@ -1,0 +1,214 @@
+// The levels coverage estimator: the frontier's levels sampled twice, sized by capture-recapture.
+
+package explorer
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"mcvm/vm"
+)
+
+// The levels estimator's budget of transitions: a share of the search's
+// (levelsShare), at least levelsMin, at most levelsMax; and its samples'
+// sizes: the first run thins each level to about levelsProbe states, the
+// second to what the rest of the budget allows, at most levelsMaxCap.
+const (
+	levelsShare  = 0.1
+	levelsMin    = 5000
+	levelsMax    = 1 << 22
+	levelsProbe  = 16
+	levelsMaxCap = 4096
+)
+
+// levelState is a state of a sample: its fingerprint and encoding.
+type levelState struct {
+	fp  uint64
+	enc []byte
+}
+
+// levelsRun is one run of the levels estimator: two samples of the
+// frontier, each followed level by level beyond the stored states.
+type levelsRun struct {
+	unvisited, variance float64 // the states beyond the stored ones, and the estimate's variance
+	levels              int
+	cost                int64 // transitions executed
+	complete            bool  // both samples ran out of new states within the budget
+}
+
+// estimateByLevels estimates the coverage of a search that expands states
+// from a frontier (breadth-first) by the states beyond it: two
+// independent samples of the frontier, chosen by hashing fingerprints
+// with two seeds, are each expanded level by level into the states not
+// stored, each level thinned again by an independent hash to a few
+// states; the size of each level beyond the stored states is estimated
+// by Lincoln-Petersen (Chapman's form) from how many states the two
+// samples' levels share, which corrects for the states many paths reach
+// as a sample's own count cannot. A first run with small samples learns
+// how many levels there are; a second spends the rest of the budget on
+// larger ones. Sampling only the transitions the search takes (the
+// reduction's persistent sets, without provisos), it estimates the
+// states the search would store.
+func (s *search) estimateByLevels(seed uint64) *Coverage {
+	front := s.frontierStates()
+	member := s.membership()
+	budget := min(max(int64(float64(s.stats.Transitions)*levelsShare), levelsMin), levelsMax)
+	visited := int64(s.store.size())
+	c := &Coverage{Estimator: EstimatorLevels, Visited: visited}
+	best := s.levelsRun(front, levelsProbe, seed, budget, member)
+	c.Samples = best.cost
+	if best.complete && best.levels > 0 {
+		per := float64(best.cost) / float64(2*levelsProbe*best.levels)
+		capacity := int(min(max(float64(budget-best.cost)/(2*max(per, 1)*float64(best.levels)), levelsProbe), levelsMaxCap))
+		if capacity > 2*levelsProbe {
+			r := s.levelsRun(front, capacity, seed^0x5eed, budget-best.cost, member)
+			c.Samples += r.cost
+			if r.complete {
+				best = r
+			}
+		}
+	}
+	v := float64(visited)
+	if !best.complete {
+		// The states beyond the levels sampled are unknown: the share is
+		// at most what the levels sampled leave.
+		c.Share = v / (v + best.unvisited)
+		c.Low, c.High = 0, c.Share
+		c.finish()
+		return c
+	}
+	half := 1.96 * math.Sqrt(best.variance)
+	c.Share = v / (v + best.unvisited)
+	c.Low = v / (v + best.unvisited + half)
+	c.High = v / (v + max(best.unvisited-half, 0))
+	c.finish()
+	return c
+}
+
+// frontierStates returns the states a frontier search stored and had not
+// (fully) expanded when it stopped, with their fingerprints and
+// encodings; it empties the frontier.
+func (s *search) frontierStates() []levelState {
+	var ids []int32
+	var encs [][]byte
+	if s.expanding >= 0 && s.exact != nil {
+		ids, encs = append(ids, s.expanding), append(encs, nil)
+	}
+	for s.frontier != nil {
+		id, enc, ok := s.frontier.pop()
+		if !ok {
+			break
+		}
+		ids, encs = append(ids, id), append(encs, enc)
+	}
+	front := make([]levelState, 0, len(ids))
+	for i, id := range ids {
+		enc := encs[i]
+		if enc == nil {
+			enc = s.exact.Get(id)
+		}
+		s.m.Decode(enc)
+		fp := s.m.EncodeFingerprint()
+		front = append(front, levelState{fp: fp, enc: append([]byte(nil), enc...)})
+	}
+	s.loaded = -1
+	return front
+}
+
+// levelsRun follows two samples of front, each level thinned to about
+// capacity states, until neither reaches a state not stored and not met
+// by the same sample before, or budget transitions are spent.
+func (s *search) levelsRun(front []levelState, capacity int, seed uint64, budget int64, member func([]byte, uint64) bool) levelsRun {
+	var r levelsRun
+	var cur [2][]levelState
+	q := min(1, float64(capacity)/float64(max(len(front), 1)))
+	for k := range cur {
+		cur[k] = thin(front, q, seed+uint64(k))
+	}
+	seen := [2]map[uint64]bool{{}, {}}
+	var snap vm.Snapshot
+	var trans []vm.Trans
+	for len(cur[0])+len(cur[1]) > 0 {
+		var next [2]map[uint64][]byte
+		for k := range cur {
+			next[k] = map[uint64][]byte{}
+			for _, st := range cur[k] {
+				s.m.Decode(st.enc)
+				s.m.MarkInvariantsChecked()
+				s.m.Save(&snap, nil)
+				trans = s.m.Enabled(trans[:0])
+				end := PersistentSet(s.opts.Reducer, s.m, trans)
+				for i := range end {
+					if r.cost++; r.cost > budget {
+						s.loaded = -1
+						return r
+					}
+					if i > 0 {
+						s.m.Restore(&snap)
+					}
+					if s.advance(trans[i]) != nil {
+						continue
+					}
+					enc, fp := s.fingerprintState()
+					if seen[k][fp] || member(enc, fp) {
+						continue
+					}
+					seen[k][fp] = true
+					if enc != nil {
+						next[k][fp] = append([]byte(nil), enc...)
+					} else {
+						next[k][fp] = s.m.Encode(nil)
+					}
+				}
+			}
+		}
+		n1, n2 := float64(len(next[0])), float64(len(next[1]))
+		var m float64
+		for fp := range next[0] {
+			if next[1][fp] != nil {
+				m++
+			}
+		}
+		// Chapman's estimate and its variance (Seber 1970).
+		r.unvisited += (n1+1)*(n2+1)/(m+1) - 1
+		r.variance += (n1 + 1) * (n2 + 1) * (n1 - m) * (n2 - m) / ((m + 1) * (m + 1) * (m + 2))
+		r.levels++
+		for k := range cur {
+			q := min(1, float64(capacity)/float64(max(len(next[k]), 1)))
+			all := make([]levelState, 0, len(next[k]))
+			for fp, enc := range next[k] {
+				all = append(all, levelState{fp, enc})
+			}
+			slices.SortFunc(all, func(a, b levelState) int { return cmp.Compare(a.fp, b.fp) }) // (the same order in every run)
+			cur[k] = thin(all, q, seed+uint64(2*r.levels+k+2))
+		}
+	}
+	s.loaded = -1
+	r.complete = true
+	return r
+}
+
+// thin returns the states of states whose fingerprint, hashed with seed,
+// falls in the lowest share q of the range: a sample of each state with
+// probability q, independent of another seed's, the same in every run.
+func thin(states []levelState, q float64, seed uint64) []levelState {
+	var out []levelState
+	limit := uint64(math.MaxUint64)
+	if q < 1 {
+		limit = uint64(q * (1 << 63) * 2)
+	}
+	for _, st := range states {
+		if mix64(st.fp^seed*0x9e3779b97f4a7c15) <= limit {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// mix64 is splitmix64's finaliser: a bijection that scatters the bits.
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
