@@ -20,10 +20,12 @@ func TestCheck_coverage(t *testing.T) {
 	}{
 		{[]string{"--max-states", "100"}, exitLimit, "coverage:    about "},
 		{[]string{"--max-states", "100"}, exitLimit, "; walk estimate: about "},
+		{[]string{"--max-states", "100", "--search", "bfs"}, exitLimit, "; levels estimate: about "},
+		{[]string{"--max-states", "100", "--search", "bfs", "--coverage", "walk"}, exitLimit, "; walk estimate: about "},
 		{[]string{"--max-states", "100", "--coverage", "chao"}, exitLimit, "; chao estimate: about "},
 		{[]string{"--max-states", "100", "--coverage", "thesis"}, exitLimit, "; thesis estimate: about "},
 		{[]string{"--max-states", "100", "--coverage", "walk", "--workers", "2"}, exitLimit, "; walk estimate: about "},
-		{[]string{"--max-states", "100", "--coverage", "bogus"}, exitUsage, "--coverage: want walk, chao, thesis or off"},
+		{[]string{"--max-states", "100", "--coverage", "bogus"}, exitUsage, "--coverage: want one of off, walk, thesis, chao, levels, auto"},
 		{[]string{"--max-states", "100", "--coverage", "chao", "--hash-compact"}, exitUsage, "--coverage=chao counts how often"},
 		{[]string{"--memory-limit", "0", "--coverage", "thesis"}, exitUsage, "--coverage=thesis needs a limit"},
 	} {

@@ -51,7 +51,7 @@ func TestCheck_plot(t *testing.T) {
 		want, omit []string
 	}{
 		{"limit", "limit.svg", []string{"-D", "N=4", "--por", "none", "--search", "bfs", "--max-states", "300", philoOK}, exitLimit,
-			[]string{"</svg>", "estimate (walk): about", "states limit", "new states per breadth-first level"}, nil},
+			[]string{"</svg>", "estimate (levels): about", "states limit", "new states per breadth-first level"}, nil},
 		{"complete", "ok.svg", []string{"-D", "N=3", philoOK}, exitOK, []string{"</svg>", ": ok"}, []string{"estimate", "breadth-first"}},
 		{"png", "ok.PNG", []string{"-D", "N=3", philoOK}, exitOK, []string{"\x89PNG\r\n\x1a\n"}, nil},
 		{"error", "deadlock.svg", []string{"-D", "N=3", philo}, exitViolation, []string{"</svg>", ": deadlock"}, nil},
