@@ -131,8 +131,8 @@ func (s *search) estimateChao() *Coverage {
 // walkBudget bounds the random walks' transitions: a share of the
 // search's own (walkShare), at least walkMin, at most walkMax.
 const (
-	walkShare = 0.05
-	walkMin   = 20000
+	walkShare = 0.04
+	walkMin   = 4000
 	walkMax   = 2000000
 	// walkLen bounds one walk: a walk ends in a state without
 	// transitions, at a fault, or after walkLen transitions.

@@ -15,8 +15,8 @@ import (
 // sizes: the first run thins each level to about levelsProbe states, the
 // second to what the rest of the budget allows, at most levelsMaxCap.
 const (
-	levelsShare  = 0.1
-	levelsMin    = 5000
+	levelsShare  = 0.08
+	levelsMin    = 4000
 	levelsMax    = 1 << 22
 	levelsProbe  = 16
 	levelsMaxCap = 4096
