@@ -9,6 +9,7 @@ import (
 	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/internal/progen"
+	"mcvm/por"
 	"mcvm/vm"
 )
 
@@ -59,6 +60,18 @@ func compareThesis(t *testing.T, name string, p *bytecode.Program, maxStates int
 		}
 		if int(got.res.Stats.States) > budget {
 			t.Errorf("%s at %d%%: stored %d states, budget %d", name, frac, got.res.Stats.States, budget)
+		}
+		// The same with the default reduction: the errors it reports are
+		// errors, and complete, it finds one if there is one.
+		red := runCached(t, p, explorer.Options{Continue: true, MaxStates: budget, Coverage: explorer.EstimatorThesis,
+			CoverageSeed: uint64(frac), Reducer: por.New(p, por.All)})
+		for e := range red.out.errors {
+			if !full.out.errors[e] {
+				t.Fatalf("%s at %d%%, reduced: error %s, not found exhaustively", name, frac, e)
+			}
+		}
+		if red.res.Limit == "" && (len(red.out.errors) == 0) != (len(full.out.errors) == 0) {
+			t.Errorf("%s at %d%%, reduced: %d errors, the exhaustive search %d", name, frac, len(red.out.errors), len(full.out.errors))
 		}
 		if got.res.Limit == "" {
 			if len(got.states) != len(full.states) || len(got.out.errors) != len(full.out.errors) {
