@@ -181,7 +181,7 @@ func title(d *progress.Doc) string {
 // estimateLabel is the estimate line's legend entry, as check's report
 // words it: "estimate (walk): about 23% covered, 4350 states".
 func estimateLabel(c *progress.Coverage) string {
-	return fmt.Sprintf("estimate (%s): about %s covered, %s states", shorten(c.Estimator, 20), percent(c.Share), roundStates(c.Total()))
+	return fmt.Sprintf("estimate (%s): about %s covered, %s states", shorten(c.Estimator, 20), progress.Percent(c.Share), progress.RoundStates(c.Total()))
 }
 
 // intervalLabel is the shaded interval's legend entry.
@@ -189,9 +189,9 @@ func intervalLabel(c *progress.Coverage) string {
 	lo, hi := c.Bounds()
 	up := "no upper bound"
 	if !math.IsInf(hi, 1) {
-		up = roundStates(hi)
+		up = progress.RoundStates(hi)
 	}
-	return fmt.Sprintf("interval %s-%s covered: %s to %s states", percent(c.Low), percent(c.High), roundStates(lo), up)
+	return fmt.Sprintf("interval %s-%s covered: %s to %s states", progress.Percent(c.Low), progress.Percent(c.High), progress.RoundStates(lo), up)
 }
 
 // shorten cuts s to n runes, marking the cut.
@@ -201,25 +201,4 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// percent prints a share as a whole percentage, or with one decimal
-// below 10% (as check's report does).
-func percent(x float64) string {
-	if x < 0.1 {
-		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
-	}
-	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
-}
-
-// roundStates prints a number of states to three significant digits.
-func roundStates(x float64) string {
-	if x < 1000 {
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	}
-	if x >= 1e15 {
-		return strconv.FormatFloat(x, 'g', 3, 64)
-	}
-	p := math.Pow(10, math.Floor(math.Log10(x))-2)
-	return strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -22,6 +21,7 @@ import (
 	"mcvm/bytecode"
 	"mcvm/explorer"
 	"mcvm/internal/hll"
+	"mcvm/internal/progress"
 	"mcvm/por"
 	"mcvm/scc"
 	"mcvm/vm"
@@ -928,13 +928,13 @@ func (r *report) printSummary(w io.Writer) {
 		recomputed := "not recomputed"
 		if r.CoverageEstimate != nil {
 			recomputed = fmt.Sprintf("recomputed about %s (%s-%s; about %s states)",
-				percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), roundStates(*r.EstimatedStates))
+				progress.Percent(*r.CoverageEstimate), progress.Percent(*r.CoverageLow), progress.Percent(*r.CoverageHigh), progress.RoundStates(*r.EstimatedStates))
 		}
 		fmt.Fprintf(w, "coverage:    claimed about %s (%s-%s; %s estimate: about %s states), %s\n",
-			percent(c.Share), percent(c.Low), percent(c.High), c.Estimator, roundStates(c.Total), recomputed)
+			progress.Percent(c.Share), progress.Percent(c.Low), progress.Percent(c.High), c.Estimator, progress.RoundStates(c.Total), recomputed)
 	case r.CoverageEstimate != nil:
 		fmt.Fprintf(w, "coverage:    about %s of the reachable states (sampling interval %s-%s; %s estimate: about %s states)\n",
-			percent(*r.CoverageEstimate), percent(*r.CoverageLow), percent(*r.CoverageHigh), r.Estimator, roundStates(*r.EstimatedStates))
+			progress.Percent(*r.CoverageEstimate), progress.Percent(*r.CoverageLow), progress.Percent(*r.CoverageHigh), r.Estimator, progress.RoundStates(*r.EstimatedStates))
 	}
 	if r.Heuristic != "" {
 		fmt.Fprintf(w, "directed:    %s, heuristic %s: %d states expanded", r.Search, r.Heuristic, r.Expanded)
@@ -1158,22 +1158,3 @@ func (m *memory) printLimit(w io.Writer, limit string) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
-
-// percent prints a share as a whole percentage, or with one decimal
-// below 10%.
-func percent(x float64) string {
-	if x < 0.1 {
-		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
-	}
-	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
-}
-
-// roundStates prints an estimated number of states to three significant
-// digits.
-func roundStates(x float64) string {
-	if x < 1000 {
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	}
-	p := math.Pow(10, math.Floor(math.Log10(x))-2)
-	return strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
-}
