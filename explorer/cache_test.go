@@ -141,18 +141,26 @@ func TestCache_conformance(t *testing.T) {
 // TestCache_generated compares cached searches with the exact one on
 // generated programs.
 func TestCache_generated(t *testing.T) {
-	n := 30
+	forGenerated(t, 30, func(name string, p *bytecode.Program) bool {
+		return compareCache(t, name, p, 3000, []int{25, 75}, 10)
+	})
+}
+
+// forGenerated runs compare on n generated programs (8 with -short) and
+// fails unless it compared at least half of them (compare returns false
+// for one too large to compare).
+func forGenerated(t *testing.T, n int, compare func(name string, p *bytecode.Program) bool) {
+	t.Helper()
 	if testing.Short() {
 		n = 8
 	}
 	compared := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		src := progen.Generate(seed)
-		p, err := asm.Assemble("gen.mcasm", []byte(src), asm.Options{})
+		p, err := asm.Assemble("gen.mcasm", []byte(progen.Generate(seed)), asm.Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if compareCache(t, fmt.Sprintf("gen%d", seed), p, 3000, []int{25, 75}, 10) {
+		if compare(fmt.Sprintf("gen%d", seed), p) {
 			compared++
 		}
 	}

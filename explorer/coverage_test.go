@@ -8,7 +8,6 @@ import (
 	"mcvm/asm"
 	"mcvm/bytecode"
 	"mcvm/explorer"
-	"mcvm/internal/progen"
 	"mcvm/por"
 	"mcvm/vm"
 )
@@ -100,23 +99,7 @@ func TestCoverage_thesisSound(t *testing.T) {
 	for _, md := range smallModels(t) {
 		compareThesis(t, filepath.Base(md.path), md.prog, 20000)
 	}
-	n := 30
-	if testing.Short() {
-		n = 8
-	}
-	compared := 0
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		p, err := asm.Assemble("gen.mcasm", []byte(progen.Generate(seed)), asm.Options{})
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if compareThesis(t, fmt.Sprintf("gen%d", seed), p, 3000) {
-			compared++
-		}
-	}
-	if compared < n/2 {
-		t.Errorf("compared only %d of %d generated programs", compared, n)
-	}
+	forGenerated(t, 30, func(name string, p *bytecode.Program) bool { return compareThesis(t, name, p, 3000) })
 }
 
 // TestCoverage_walk checks the random-walk estimate with each store: a
