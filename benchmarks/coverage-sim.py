@@ -8,9 +8,10 @@ configuration; node numbers are the depth-first search's discovery
 order, so the states a depth-first search stored when a limit of N
 states stopped it are 0..N-1) and scores estimators against the truth at
 coverage limits of 5, 25, 50 and 75%: the deviation in percentage points,
-averaged over the limits, and the worst. `walk` reproduces mcvm's default
-estimator (to check the simulation against benchmarks/coverage.py); the
-others were tried in this form and are not in mcvm:
+averaged over the limits, and the worst. `walk` reproduces mcvm's walk
+estimator (to check the simulation against benchmarks/coverage.py), and
+lp-levels is close to mcvm's levels; the others were tried in this form
+and are not in mcvm:
 
   stratified   walk, but a capture-recapture estimate per depth level (the
                stored states' depths against the walks' hits at each depth)
@@ -18,10 +19,12 @@ others were tried in this form and are not in mcvm:
                weighted backtrack estimate, productive transitions only)
   levels-fit   breadth-first search's level sizes fitted by a beta curve
                over the true depth, extrapolated (truth: breadth-first)
-  lp-levels    breadth-first search continued from two independent
-               hash-thinned samples of the frontier, each level's size by
-               Lincoln-Petersen from their overlap (truth: breadth-first);
-               its cost in transitions is printed against the search's
+  lp-levels    mcvm's levels estimator simplified (one run, about 50
+               states a level): breadth-first search continued from two
+               independent hash-thinned samples of the frontier, each
+               level's size by Lincoln-Petersen from their overlap (truth:
+               breadth-first); its cost in transitions is printed against
+               the search's
 """
 import math
 import os
@@ -87,7 +90,7 @@ def walks(adj, budget, seed=1, length=4096):
 
 
 def budget_of(adj, c):
-    return int(min(max(0.05 * sum(map(len, adj)) * c / 100, 20000), 2000000))
+    return int(min(max(0.04 * sum(map(len, adj)) * c / 100, 4000), 2000000))
 
 
 def walk(adj, c, ctx):

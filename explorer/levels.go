@@ -51,7 +51,7 @@ type levelsRun struct {
 // reduction's persistent sets, without provisos), it estimates the
 // states the search would store.
 func (s *search) estimateByLevels(seed uint64) *Coverage {
-	front := s.frontierStates()
+	front := s.frontierEntries()
 	member := s.membership()
 	budget := min(max(int64(float64(s.stats.Transitions)*levelsShare), levelsMin), levelsMax)
 	visited := int64(s.store.size())
@@ -86,47 +86,62 @@ func (s *search) estimateByLevels(seed uint64) *Coverage {
 	return c
 }
 
-// frontierStates returns the states a frontier search stored and had not
-// (fully) expanded when it stopped, with their fingerprints and
-// encodings; it empties the frontier.
-func (s *search) frontierStates() []levelState {
-	var ids []int32
-	var encs [][]byte
+// frontierEntry is a state of the frontier: its id and, where the store
+// keeps none, its encoding.
+type frontierEntry struct {
+	id  int32
+	enc []byte
+}
+
+// frontierEntries returns the states a frontier search stored and had not
+// (fully) expanded when it stopped; it empties the frontier.
+func (s *search) frontierEntries() []frontierEntry {
+	var front []frontierEntry
 	if s.expanding >= 0 && s.exact != nil {
-		ids, encs = append(ids, s.expanding), append(encs, nil)
+		front = append(front, frontierEntry{id: s.expanding})
 	}
 	for s.frontier != nil {
 		id, enc, ok := s.frontier.pop()
 		if !ok {
 			break
 		}
-		ids, encs = append(ids, id), append(encs, enc)
+		front = append(front, frontierEntry{id, enc})
 	}
-	front := make([]levelState, 0, len(ids))
-	for i, id := range ids {
-		enc := encs[i]
+	return front
+}
+
+// sampleFrontier returns the states of front whose place in it, hashed
+// with seed, falls in the lowest share q of the range, decoded for their
+// fingerprints.
+func (s *search) sampleFrontier(front []frontierEntry, q float64, seed uint64) []levelState {
+	var out []levelState
+	for i, e := range front {
+		if !sampled(uint64(i), q, seed) {
+			continue
+		}
+		enc := e.enc
 		if enc == nil {
-			enc = s.exact.Get(id)
+			enc = s.exact.Get(e.id)
 		}
 		s.m.Decode(enc)
-		fp := s.m.EncodeFingerprint()
-		front = append(front, levelState{fp: fp, enc: append([]byte(nil), enc...)})
+		out = append(out, levelState{fp: s.m.EncodeFingerprint(), enc: append([]byte(nil), enc...)})
 	}
 	s.loaded = -1
-	return front
+	return out
 }
 
 // levelsRun follows two samples of front, each level thinned to about
 // capacity states, until neither reaches a state not stored and not met
 // by the same sample before, or budget transitions are spent.
-func (s *search) levelsRun(front []levelState, capacity int, seed uint64, budget int64, member func([]byte, uint64) bool) levelsRun {
+func (s *search) levelsRun(front []frontierEntry, capacity int, seed uint64, budget int64, member func([]byte, uint64) bool) levelsRun {
 	var r levelsRun
 	var cur [2][]levelState
 	q := min(1, float64(capacity)/float64(max(len(front), 1)))
 	for k := range cur {
-		cur[k] = thin(front, q, seed+uint64(k))
+		cur[k] = s.sampleFrontier(front, q, seed+uint64(k))
 	}
 	seen := [2]map[uint64]bool{{}, {}}
+	var ar arena
 	var snap vm.Snapshot
 	var trans []vm.Trans
 	for len(cur[0])+len(cur[1]) > 0 {
@@ -155,11 +170,11 @@ func (s *search) levelsRun(front []levelState, capacity int, seed uint64, budget
 						continue
 					}
 					seen[k][fp] = true
-					if enc != nil {
-						next[k][fp] = append([]byte(nil), enc...)
-					} else {
-						next[k][fp] = s.m.Encode(nil)
+					if enc == nil {
+						s.enc = s.m.Encode(s.enc[:0])
+						enc = s.enc
 					}
+					next[k][fp] = ar.keep(enc)
 				}
 			}
 		}
@@ -189,21 +204,37 @@ func (s *search) levelsRun(front []levelState, capacity int, seed uint64, budget
 	return r
 }
 
-// thin returns the states of states whose fingerprint, hashed with seed,
-// falls in the lowest share q of the range: a sample of each state with
-// probability q, independent of another seed's, the same in every run.
+// thin returns the states of states whose fingerprint is sampled with
+// share q and seed.
 func thin(states []levelState, q float64, seed uint64) []levelState {
 	var out []levelState
-	limit := uint64(math.MaxUint64)
-	if q < 1 {
-		limit = uint64(q * (1 << 63) * 2)
-	}
 	for _, st := range states {
-		if mix64(st.fp^seed*0x9e3779b97f4a7c15) <= limit {
+		if sampled(st.fp, q, seed) {
 			out = append(out, st)
 		}
 	}
 	return out
+}
+
+// sampled reports whether key, hashed with seed, falls in the lowest
+// share q of the range: each key with probability q, independently of
+// another seed's choice, the same in every run.
+func sampled(key uint64, q float64, seed uint64) bool {
+	return q >= 1 || float64(mix64(key^seed*0x9e3779b97f4a7c15)) < q*(1<<63)*2
+}
+
+// arena keeps copies of encodings in large chunks: one allocation for
+// many states.
+type arena struct{ chunk []byte }
+
+// keep returns a copy of enc that stays valid.
+func (a *arena) keep(enc []byte) []byte {
+	if len(a.chunk)+len(enc) > cap(a.chunk) {
+		a.chunk = make([]byte, 0, max(64<<10, len(enc)))
+	}
+	n := len(a.chunk)
+	a.chunk = append(a.chunk, enc...)
+	return a.chunk[n:len(a.chunk):len(a.chunk)]
 }
 
 // mix64 is splitmix64's finaliser: a bijection that scatters the bits.
