@@ -31,10 +31,11 @@ type levelState struct {
 // levelsRun is one run of the levels estimator: two samples of the
 // frontier, each followed level by level beyond the stored states.
 type levelsRun struct {
-	unvisited, variance float64 // the states beyond the stored ones, and the estimate's variance
-	levels              int
-	cost                int64 // transitions executed
-	complete            bool  // both samples ran out of new states within the budget
+	// Each level's estimated states beyond the stored ones, and the
+	// estimate's variance, for the levels the run finished.
+	size, variance []float64
+	cost           int64 // transitions executed
+	complete       bool  // both samples ran out of new states within the budget
 }
 
 // estimateByLevels estimates the coverage of a search that expands states
@@ -47,7 +48,8 @@ type levelsRun struct {
 // samples' levels share, which corrects for the states many paths reach
 // as a sample's own count cannot. A first run with small samples learns
 // how many levels there are; a second spends the rest of the budget on
-// larger ones. Sampling only the transitions the search takes (the
+// larger ones, and where it runs out, the first run's estimates of the
+// levels beyond are taken. Sampling only the transitions the search takes (the
 // reduction's persistent sets, without provisos), it estimates the
 // states the search would store.
 func (s *search) estimateByLevels(seed uint64) *Coverage {
@@ -56,32 +58,40 @@ func (s *search) estimateByLevels(seed uint64) *Coverage {
 	budget := min(max(int64(float64(s.stats.Transitions)*levelsShare), levelsMin), levelsMax)
 	visited := int64(s.store.size())
 	c := &Coverage{Estimator: EstimatorLevels, Visited: visited}
-	best := s.levelsRun(front, levelsProbe, seed, budget, member)
-	c.Samples = best.cost
-	if best.complete && best.levels > 0 {
-		per := float64(best.cost) / float64(2*levelsProbe*best.levels)
-		capacity := int(min(max(float64(budget-best.cost)/(2*max(per, 1)*float64(best.levels)), levelsProbe), levelsMaxCap))
+	first := s.levelsRun(front, levelsProbe, seed, budget, member)
+	c.Samples = first.cost
+	size, variance, complete := first.size, first.variance, first.complete
+	if levels := len(first.size); complete && levels > 0 {
+		per := float64(first.cost) / float64(2*levelsProbe*levels)
+		capacity := int(min(max(float64(budget-first.cost)/(2*max(per, 1)*float64(levels)), levelsProbe), levelsMaxCap))
 		if capacity > 2*levelsProbe {
-			r := s.levelsRun(front, capacity, seed^0x5eed, budget-best.cost, member)
+			r := s.levelsRun(front, capacity, seed^0x5eed, budget-first.cost, member)
 			c.Samples += r.cost
-			if r.complete {
-				best = r
+			switch {
+			case r.complete:
+				size, variance = r.size, r.variance
+			case len(r.size) < levels:
+				size = append(r.size, first.size[len(r.size):]...)
+				variance = append(r.variance, first.variance[len(r.size):]...)
 			}
 		}
 	}
+	var unvisited, vsum float64
+	for i := range size {
+		unvisited, vsum = unvisited+size[i], vsum+variance[i]
+	}
 	v := float64(visited)
-	if !best.complete {
+	c.Share = v / (v + unvisited)
+	if !complete {
 		// The states beyond the levels sampled are unknown: the share is
 		// at most what the levels sampled leave.
-		c.Share = v / (v + best.unvisited)
 		c.Low, c.High = 0, c.Share
 		c.finish()
 		return c
 	}
-	half := 1.96 * math.Sqrt(best.variance)
-	c.Share = v / (v + best.unvisited)
-	c.Low = v / (v + best.unvisited + half)
-	c.High = v / (v + max(best.unvisited-half, 0))
+	half := 1.96 * math.Sqrt(vsum)
+	c.Low = v / (v + unvisited + half)
+	c.High = v / (v + max(unvisited-half, 0))
 	c.finish()
 	return c
 }
@@ -186,9 +196,8 @@ func (s *search) levelsRun(front []frontierEntry, capacity int, seed uint64, bud
 			}
 		}
 		// Chapman's estimate and its variance (Seber 1970).
-		r.unvisited += (n1+1)*(n2+1)/(m+1) - 1
-		r.variance += (n1 + 1) * (n2 + 1) * (n1 - m) * (n2 - m) / ((m + 1) * (m + 1) * (m + 2))
-		r.levels++
+		r.size = append(r.size, (n1+1)*(n2+1)/(m+1)-1)
+		r.variance = append(r.variance, (n1+1)*(n2+1)*(n1-m)*(n2-m)/((m+1)*(m+1)*(m+2)))
 		for k := range cur {
 			q := min(1, float64(capacity)/float64(max(len(next[k]), 1)))
 			all := make([]levelState, 0, len(next[k]))
@@ -196,7 +205,7 @@ func (s *search) levelsRun(front []frontierEntry, capacity int, seed uint64, bud
 				all = append(all, levelState{fp, enc})
 			}
 			slices.SortFunc(all, func(a, b levelState) int { return cmp.Compare(a.fp, b.fp) }) // (the same order in every run)
-			cur[k] = thin(all, q, seed+uint64(2*r.levels+k+2))
+			cur[k] = thin(all, q, seed+uint64(2*len(r.size)+k+2))
 		}
 	}
 	s.loaded = -1
