@@ -24,6 +24,7 @@ import "mcvm/vm"
 func (s *search) expandAll() {
 	id, _ := s.visit()
 	s.parent, s.via, s.depth = append(s.parent, -1), append(s.via, vm.Trans{}), append(s.depth, 0)
+	s.stats.Levels = append(s.stats.Levels[:0], 1)
 	s.goalID = -1
 	enc := s.lossyEncoding()
 	if s.check(id) {

@@ -271,8 +271,8 @@ type Stats struct {
 	// Cache: with Options.Cache, the cache's figures (States then counts
 	// a state again each time it is explored again).
 	Cache CacheStats
-	// Levels: breadth-first search's new states by depth (level 0, the
-	// initial state, not counted).
+	// Levels: a search from a frontier's states by depth (level 0: the
+	// initial state).
 	Levels []int64
 }
 
