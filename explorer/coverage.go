@@ -89,7 +89,9 @@ func (s *search) estimateCoverage() {
 		s.coverage = s.estimateChao()
 		return
 	}
-	if (s.opts.Coverage == EstimatorLevels || s.opts.Coverage == EstimatorAuto) && s.frontier != nil {
+	if (s.opts.Coverage == EstimatorLevels || s.opts.Coverage == EstimatorAuto) && s.frontier != nil && s.limit != "depth" {
+		// (At a depth limit the states at the bound are not in the
+		// frontier: walks, which pass the bound, estimate.)
 		s.coverage = s.estimateByLevels(s.opts.CoverageSeed)
 		return
 	}

@@ -166,6 +166,7 @@ func TestCoverage_when(t *testing.T) {
 		{explorer.Options{Continue: true, MaxDepth: 5}, true},
 		{explorer.Options{Continue: true, MaxStates: 50, Order: explorer.BFS}, true},
 		{explorer.Options{Continue: true, MaxStates: 50, Coverage: explorer.EstimatorChao}, true},
+		{explorer.Options{Continue: true, MaxDepth: 5, Order: explorer.BFS, Coverage: explorer.EstimatorLevels}, true},
 	} {
 		if tc.opts.Coverage == 0 && tc.want {
 			tc.opts.Coverage = explorer.EstimatorWalk
@@ -178,6 +179,9 @@ func TestCoverage_when(t *testing.T) {
 		if tc.want {
 			if err := checkCoverage(res, tc.opts.Coverage); err != nil {
 				t.Errorf("%+v: %v", tc.opts, err)
+			}
+			if res.Coverage.Share >= 1 {
+				t.Errorf("%+v: %d states stored, estimate 100%%", tc.opts, res.Stats.States)
 			}
 		}
 	}
