@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -33,17 +35,29 @@ func chromium(t *testing.T) string {
 // returns its stdout.
 func runChromium(t *testing.T, bin, page string, args ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile")}, args...)
-	cmd := exec.CommandContext(ctx, bin, append(all, "file://"+page)...)
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	if err := cmd.Run(); err != nil {
+	// Chromium itself sometimes crashes on a loaded machine (a signal,
+	// not an answer): up to three tries.
+	for try := 1; ; try++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+			"--user-data-dir=" + filepath.Join(t.TempDir(), "profile")}, args...)
+		cmd := exec.CommandContext(ctx, bin, append(all, "file://"+page)...)
+		var out, errs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		err := cmd.Run()
+		cancel()
+		var exit *exec.ExitError
+		if err == nil {
+			return out.Bytes()
+		}
+		if errors.As(err, &exit) && ctx.Err() == nil && try < 3 {
+			if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				t.Logf("%s %v: %v; again", bin, args, err)
+				continue
+			}
+		}
 		t.Fatalf("%s %v: %v\n%s", bin, args, err, errs.String())
 	}
-	return out.Bytes()
 }
 
 // TestReport_html checks the HTML report without a browser: one
