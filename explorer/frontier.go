@@ -20,6 +20,8 @@ type frontier interface {
 	// pop takes the next state, with its encoding if push was given one
 	// (valid until the next call); ok is false when the frontier is empty.
 	pop() (id int32, enc []byte, ok bool)
+	// size is the number of states it holds.
+	size() int
 }
 
 // queue is breadth-first search's frontier: first in, first out, so that
@@ -37,6 +39,8 @@ func (q *queue) push(id int32, enc []byte, _, _ int32) {
 		q.encs.push(enc)
 	}
 }
+
+func (q *queue) size() int { return len(q.ids) - q.head }
 
 func (q *queue) pop() (int32, []byte, bool) {
 	if q.head == len(q.ids) {
@@ -72,6 +76,8 @@ type prioQueue struct {
 	heap  []prioEntry
 	seq   uint64
 }
+
+func (q *prioQueue) size() int { return len(q.heap) }
 
 type prioEntry struct {
 	pri   uint64 // A*: f<<32 | h; best-first: h<<32 | (MaxInt32 - g)

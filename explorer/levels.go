@@ -39,33 +39,33 @@ type levelsRun struct {
 }
 
 // estimateByLevels estimates the coverage of a search that expands states
-// from a frontier (breadth-first) by the states beyond it: two
-// independent samples of the frontier, chosen by hashing fingerprints
-// with two seeds, are each expanded level by level into the states not
-// stored, each level thinned again by an independent hash to a few
-// states; the size of each level beyond the stored states is estimated
-// by Lincoln-Petersen (Chapman's form) from how many states the two
-// samples' levels share, which corrects for the states many paths reach
-// as a sample's own count cannot. A first run with small samples learns
-// how many levels there are; a second spends the rest of the budget on
-// larger ones, and where it runs out, the first run's estimates of the
-// levels beyond are taken. Sampling only the transitions the search takes (the
-// reduction's persistent sets, without provisos), it estimates the
-// states the search would store.
+// from a frontier (breadth-first, best-first, A*) by the states beyond
+// it: two independent samples of the frontier, chosen by hashing places
+// in it with two seeds, are each expanded level by level into the states
+// not stored, each level thinned again by an independent hash to a few
+// states; each level's size is Lincoln-Petersen's estimate (Chapman's
+// form) from how many states the two samples' levels share, which
+// corrects for the states many paths reach as a sample's own count
+// cannot. A first run with small samples learns how many levels there
+// are; a second spends the rest of the budget on larger ones, and where
+// it runs out, the first run's estimates of the levels beyond are taken.
+// Sampling only the transitions the search takes (the reduction's
+// persistent sets, without provisos), it estimates the states the search
+// would store.
 func (s *search) estimateByLevels(seed uint64) *Coverage {
-	front := s.frontierEntries()
+	front, n := s.sampleFrontier(seed)
 	member := s.membership()
 	budget := min(max(int64(float64(s.stats.Transitions)*levelsShare), levelsMin), levelsMax)
 	visited := int64(s.store.size())
 	c := &Coverage{Estimator: EstimatorLevels, Visited: visited}
-	first := s.levelsRun(front, levelsProbe, seed, budget, member)
+	first := s.levelsRun(front, n, levelsProbe, seed, seed, budget, member)
 	c.Samples = first.cost
 	size, variance, complete := first.size, first.variance, first.complete
 	if levels := len(first.size); complete && levels > 0 {
 		per := float64(first.cost) / float64(2*levelsProbe*levels)
 		capacity := int(min(max(float64(budget-first.cost)/(2*max(per, 1)*float64(levels)), levelsProbe), levelsMaxCap))
 		if capacity > 2*levelsProbe {
-			r := s.levelsRun(front, capacity, seed^0x5eed, budget-first.cost, member)
+			r := s.levelsRun(front, n, capacity, seed, seed^0x5eed, budget-first.cost, member)
 			c.Samples += r.cost
 			switch {
 			case r.complete:
@@ -96,59 +96,67 @@ func (s *search) estimateByLevels(seed uint64) *Coverage {
 	return c
 }
 
-// frontierEntry is a state of the frontier: its id and, where the store
-// keeps none, its encoding.
-type frontierEntry struct {
-	id  int32
-	enc []byte
+// frontierState is a state of the frontier kept for the samples: its
+// place in the frontier and the state.
+type frontierState struct {
+	place uint64
+	levelState
 }
 
-// frontierEntries returns the states a frontier search stored and had not
-// (fully) expanded when it stopped; it empties the frontier.
-func (s *search) frontierEntries() []frontierEntry {
-	var front []frontierEntry
+// sampleFrontier empties the frontier of a search that stopped (with the
+// state being expanded, if any, first) and returns the n states it held,
+// keeping, decoded for their fingerprints, those that either sample with
+// seed might take at the largest rate any run uses (levelsMaxCap states):
+// a run at a lower rate takes a subset of them, by the same hashes.
+func (s *search) sampleFrontier(seed uint64) ([]frontierState, int) {
+	n := s.frontier.size()
 	if s.expanding >= 0 && s.exact != nil {
-		front = append(front, frontierEntry{id: s.expanding})
+		n++
 	}
-	for s.frontier != nil {
+	q := min(1, float64(levelsMaxCap)/float64(max(n, 1)))
+	var kept []frontierState
+	keep := func(place int, id int32, enc []byte) {
+		if !sampled(uint64(place), q, seed) && !sampled(uint64(place), q, seed+1) {
+			return
+		}
+		if enc == nil {
+			enc = s.exact.Get(id)
+		}
+		s.m.Decode(enc)
+		kept = append(kept, frontierState{uint64(place), levelState{fp: s.m.EncodeFingerprint(), enc: append([]byte(nil), enc...)}})
+	}
+	place := 0
+	if s.expanding >= 0 && s.exact != nil {
+		keep(place, s.expanding, nil)
+		place++
+	}
+	for {
 		id, enc, ok := s.frontier.pop()
 		if !ok {
 			break
 		}
-		front = append(front, frontierEntry{id, enc})
-	}
-	return front
-}
-
-// sampleFrontier returns the states of front whose place in it, hashed
-// with seed, falls in the lowest share q of the range, decoded for their
-// fingerprints.
-func (s *search) sampleFrontier(front []frontierEntry, q float64, seed uint64) []levelState {
-	var out []levelState
-	for i, e := range front {
-		if !sampled(uint64(i), q, seed) {
-			continue
-		}
-		enc := e.enc
-		if enc == nil {
-			enc = s.exact.Get(e.id)
-		}
-		s.m.Decode(enc)
-		out = append(out, levelState{fp: s.m.EncodeFingerprint(), enc: append([]byte(nil), enc...)})
+		keep(place, id, enc)
+		place++
 	}
 	s.loaded = -1
-	return out
+	return kept, n
 }
 
-// levelsRun follows two samples of front, each level thinned to about
-// capacity states, until neither reaches a state not stored and not met
-// by the same sample before, or budget transitions are spent.
-func (s *search) levelsRun(front []frontierEntry, capacity int, seed uint64, budget int64, member func([]byte, uint64) bool) levelsRun {
+// levelsRun follows two samples of the frontier's n states (front holds
+// those either may take; frontSeed chose them), each level thinned to
+// about capacity states by hashes from seed, until neither reaches a
+// state not stored and not met by the same sample before, or budget
+// transitions are spent.
+func (s *search) levelsRun(front []frontierState, n, capacity int, frontSeed, seed uint64, budget int64, member func([]byte, uint64) bool) levelsRun {
 	var r levelsRun
 	var cur [2][]levelState
-	q := min(1, float64(capacity)/float64(max(len(front), 1)))
+	q := min(1, float64(capacity)/float64(max(n, 1)))
 	for k := range cur {
-		cur[k] = s.sampleFrontier(front, q, seed+uint64(k))
+		for _, f := range front {
+			if sampled(f.place, q, frontSeed+uint64(k)) {
+				cur[k] = append(cur[k], f.levelState)
+			}
+		}
 	}
 	seen := [2]map[uint64]bool{{}, {}}
 	var ar arena
