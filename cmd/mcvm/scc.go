@@ -335,7 +335,7 @@ func verifyCoverageUsage() string {
 			names = append(names, n)
 		}
 	}
-	return "when a limit ends the search, estimate the share of reachable states visited and record it in the script's header: " +
+	return "when a limit ends the search, estimate the share of reachable states visited and record it in the script's header: auto (for a script's depth-first search, walk), " +
 		strings.Join(names, ", ") + " or off (the estimators certify can compute again from the states it certifies)"
 }
 

@@ -207,7 +207,7 @@ var shortHelp = map[string]string{
 	"large":            "run each model at its LARGE configuration",
 	"run/seed":         "random schedule and choices from this seed (default: round-robin, choices 0)",
 	"seed":             "seed of the coverage estimator's samples and --cache's random policies",
-	"coverage":         "at a limit, estimate the share of reachable states visited: walk, chao, thesis or off",
+	"coverage":         "at a limit, estimate the share of states stored: auto, walk, levels, chao, thesis or off",
 	"verify/coverage":  "at a limit, record in the header an estimate certify can recompute (off: none)",
 	"run/trail":        "on a violation, write its schedule to this trail `FILE`",
 	"check/plot":       "draw the search's progress (and the coverage estimate) to `FILE` (.svg or .png)",
