@@ -25,8 +25,8 @@ const (
 	// capture and the walks' the second. It leaves the search as it is.
 	EstimatorWalk
 	// EstimatorThesis is the two-phase method of Taleghani's thesis
-	// (chapter 5): a breadth-first search with part of the state budget,
-	// then depth-first searches from randomly chosen unexplored
+	// (chapter 5): a breadth-first search with part of each limit, then
+	// depth-first searches from randomly chosen unexplored
 	// transitions of its frontier with the rest, and an extrapolation of
 	// the new states each sampled transition found to the productive
 	// transitions left unexplored. It changes the search order.
@@ -67,7 +67,7 @@ type Coverage struct {
 	Total     float64 // the estimated number of reachable states
 	Share     float64 // Visited / Total, in [0, 1]
 	Low, High float64 // the interval of Share
-	Samples   int64   // states (walk) or transitions (thesis) sampled
+	Samples   int64   // what it sampled: states met (walk), transitions (the others)
 }
 
 // estimateCoverage estimates, for a search that ended at a limit of its
