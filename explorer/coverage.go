@@ -251,7 +251,7 @@ func EstimateByWalks(m *vm.Machine, opts *Options, visited, budget int64, seed u
 		hits += in
 		r := float64(in) / float64(n)
 		sum += r
-		sumSq += r * r
+		sumSq += float64(r * r) // (float64: no fused multiply-add, the same bits on every machine)
 	}
 	c := &Coverage{Estimator: EstimatorWalk, Visited: visited, Samples: samples}
 	if samples == 0 {
@@ -262,8 +262,8 @@ func EstimateByWalks(m *vm.Machine, opts *Options, visited, budget int64, seed u
 	half := 1.0
 	if walks > 1 {
 		mean := sum / float64(walks)
-		sd := math.Sqrt(max(sumSq/float64(walks)-mean*mean, 0) * float64(walks) / float64(walks-1))
-		half = 1.96 * sd / math.Sqrt(float64(walks))
+		sd := math.Sqrt(float64(max(sumSq/float64(walks)-float64(mean*mean), 0)*float64(walks)) / float64(walks-1))
+		half = float64(1.96*sd) / math.Sqrt(float64(walks))
 	}
 	c.Low, c.High = max(c.Share-half, 0), min(c.Share+half, 1)
 	c.finish()
