@@ -112,6 +112,7 @@ func (s *search) estimateChao() *Coverage {
 	}
 	v := float64(len(s.hits))
 	c := &Coverage{Estimator: EstimatorChao, Visited: int64(len(s.hits)), Samples: s.stats.Transitions}
+	// (float64s: no fused multiply-add, the same bits on every machine.)
 	unseen := f1 * (f1 - 1) / (2 * (f2 + 1))
 	c.Share = v / (v + unseen)
 	c.Low, c.High = c.Share, 1
@@ -119,12 +120,12 @@ func (s *search) estimateChao() *Coverage {
 		var variance float64
 		if f2 > 0 {
 			r := f1 / f2
-			variance = f2 * (r*r*r*r/4 + r*r*r + r*r/2)
+			variance = f2 * (float64(r*r*r*r/4) + float64(r*r*r) + float64(r*r/2))
 		} else {
-			variance = f1*(f1-1)/2 + f1*(2*f1-1)*(2*f1-1)/4 - f1*f1*f1*f1/(4*unseen+1e-9)
+			variance = float64(f1*(f1-1)/2) + float64(f1*(2*f1-1)*(2*f1-1)/4) - f1*f1*f1*f1/float64(4*unseen+1e-9)
 		}
 		k := math.Exp(1.96 * math.Sqrt(math.Log(1+max(variance, 0)/(unseen*unseen))))
-		c.Low, c.High = v/(v+unseen*k), v/(v+unseen/k)
+		c.Low, c.High = v/(v+float64(unseen*k)), v/(v+unseen/k)
 	}
 	c.finish()
 	return c

@@ -89,7 +89,7 @@ func (s *search) estimateByLevels(seed uint64) *Coverage {
 		c.finish()
 		return c
 	}
-	half := 1.96 * math.Sqrt(vsum)
+	half := float64(1.96 * math.Sqrt(vsum)) // (float64: no fused multiply-add, the same bits on every machine)
 	c.Low = v / (v + unvisited + half)
 	c.High = v / (v + max(unvisited-half, 0))
 	c.finish()

@@ -114,7 +114,7 @@ func (s *search) thesisSearch() {
 		n := float64(s.store.size() - before)
 		t.sampled++
 		t.found += n
-		t.sqr += n * n
+		t.sqr += float64(n * n) // (float64s here and below: no fused multiply-add, the same bits on every machine)
 	}
 	if s.limit == "" && left > 0 && s.bounded {
 		s.limit = "states"
@@ -178,11 +178,11 @@ func (t *thesisRun) estimate(s *search) *Coverage {
 	}
 	b := float64(t.sampled)
 	mean := t.found / b
-	unvisited := mean * float64(t.unsampledOK)
+	unvisited := float64(mean * float64(t.unsampledOK))
 	half := 0.0
 	if t.sampled > 1 {
-		sd := math.Sqrt(max(t.sqr/b-mean*mean, 0) * b / (b - 1))
-		half = 1.96 * sd / math.Sqrt(b) * float64(t.unsampledOK)
+		sd := math.Sqrt(float64(max(t.sqr/b-float64(mean*mean), 0)*b) / (b - 1))
+		half = float64(float64(1.96*sd) / math.Sqrt(b) * float64(t.unsampledOK))
 	}
 	v := float64(c.Visited)
 	c.Share = v / (v + unvisited)
