@@ -72,7 +72,12 @@
 // one cache line. An exact entry is a 24-bit tag, the worker (8 bits),
 // and its record's chunk and offset; a worker's chunks never move and
 // their slice headers are set once, so other workers read them while it
-// appends.
+// appends; the record is written before the entry that names it, so a
+// reader finds it whole. A lookup that finds its state is loads only. The
+// table never moves while workers run: it grows between passes over a
+// level, a worker reserves room for a state's successors before it
+// expands the state, and a state it finds no room for is left to the next
+// pass. Workers keep the parent links of the states they store.
 //
 // State-space caching (cache.go, policy.go). The search tells the cache
 // of each push and pop (one branch per state, none per transition);
@@ -88,6 +93,29 @@
 // each fingerprint was met, and of lfuSample ready states drawn at
 // random the one met least). Ties and draws come from a PCG seeded by
 // Cache.Seed, so a seed gives the same counts on every run.
+//
+// Coverage estimation (coverage.go, thesis.go, levels.go). walk: random
+// walks from the initial state over the transitions the search takes
+// (persistent sets without provisos, chains, symmetry's renaming), at
+// most walkLen steps each, within a budget of walkShare of the search's
+// transitions; the share of the states they meet that are stored is the
+// estimate, and the interval treats walks as the independent samples.
+// levels: the frontier's states are kept in one pass where either sample
+// may take them (the place in the frontier hashed with two seeds, at the
+// rate of the largest sample); a probe run with samples of levelsProbe
+// states a level counts the levels, a second run spends the rest of a
+// budget of levelsShare of the search's transitions, and where it runs
+// out the probe's deeper levels are taken; if the probe itself runs out,
+// the levels it sized give only an upper bound (the interval reaches 0). Each level's size
+// is Chapman's form of Lincoln-Petersen, its variance Seber's. thesis:
+// breadth-first on thesisShare of each limit, then depth-first searches
+// from random unexplored transitions of the worklist, then every
+// unsampled worklist transition executed once to count the productive
+// ones left (equation 5.2). chao: how often each state was reached, and
+// Chao's bound f1^2/2f2. At a depth limit levels gives way to walk: the
+// states at the bound are not in the frontier. Products are converted to
+// float64 before they are added, so that no fused multiply-add changes
+// the bits from one machine to another.
 //
 // Trails (trace.go) hold the program's digest, the granularity, whether
 // escape analysis and dead variable reduction were on, and a line per
