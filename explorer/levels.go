@@ -169,8 +169,10 @@ func (s *search) levelsRun(front []frontierState, n, capacity int, frontSeed, se
 			for _, st := range cur[k] {
 				s.m.Decode(st.enc)
 				s.m.MarkInvariantsChecked()
-				s.m.Save(&snap, nil)
 				trans = s.m.Enabled(trans[:0])
+				if len(trans) > 1 {
+					s.m.Save(&snap, nil) // (as breadth-first search: before the reduction looks)
+				}
 				end := PersistentSet(s.opts.Reducer, s.m, trans)
 				for i := range end {
 					if r.cost++; r.cost > budget {
