@@ -64,31 +64,12 @@ func GenerateGhost(seed uint64) string {
 		g.emit("retval")
 		g.b.WriteString(".end\n\n")
 	}
-	g.b.WriteString(".method static setup()\n")
-	g.emit("new Object")
-	g.emit("putstatic G.lock")
-	g.emit("new Obj")
-	g.emit("dup")
-	g.emit("push 1")
-	g.emit("putfield Obj.k")
-	g.emit("putstatic G.obj")
-	for t := 0; t < threads; t++ {
-		if g.rng.IntN(2) == 0 {
-			g.emit("getstatic G.obj")
-		} else {
-			g.emit("new Obj")
-			g.emit("dup")
-			g.emit("push 1")
-			g.emit("putfield Obj.k")
-		}
-		g.emit("newthread G.t%d", t)
-		g.emit("start")
-	}
-	g.emit("return")
-	g.b.WriteString(".end\n\n.setup G.setup\n")
-	if inv {
-		g.b.WriteString(".invariant G.inv\n")
-	}
+	g.setup(threads, func() {
+		g.emit("new Obj")
+		g.emit("dup")
+		g.emit("push 1")
+		g.emit("putfield Obj.k") // the final field, written once before the Obj escapes
+	}, inv)
 	return g.b.String()
 }
 

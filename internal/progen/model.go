@@ -84,16 +84,28 @@ func (g *gen) modelProgram(seed uint64) string {
 		g.emit("retval")
 		g.b.WriteString(".end\n\n")
 	}
+	g.setup(threads, func() { g.emit("new Obj") }, inv)
+	if g.rng.IntN(3) == 0 {
+		g.b.WriteString(".allowleak\n")
+	}
+	return g.b.String()
+}
+
+// setup writes the setup method of the models and ghost programs: the
+// lock, a shared Obj (made by newObj, which leaves it on the stack) and
+// threads t0 to t(threads-1), each given the shared Obj or one of its
+// own; then the .setup directive and, if inv, the invariant's.
+func (g *gen) setup(threads int, newObj func(), inv bool) {
 	g.b.WriteString(".method static setup()\n")
 	g.emit("new Object")
 	g.emit("putstatic G.lock")
-	g.emit("new Obj")
+	newObj()
 	g.emit("putstatic G.obj")
 	for t := 0; t < threads; t++ {
 		if g.rng.IntN(2) == 0 {
 			g.emit("getstatic G.obj")
 		} else {
-			g.emit("new Obj")
+			newObj()
 		}
 		g.emit("newthread G.t%d", t)
 		g.emit("start")
@@ -103,10 +115,6 @@ func (g *gen) modelProgram(seed uint64) string {
 	if inv {
 		g.b.WriteString(".invariant G.inv\n")
 	}
-	if g.rng.IntN(3) == 0 {
-		g.b.WriteString(".allowleak\n")
-	}
-	return g.b.String()
 }
 
 // modelOp emits one stack-neutral operation into mm.
