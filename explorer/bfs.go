@@ -24,7 +24,6 @@ import "mcvm/vm"
 func (s *search) expandAll() {
 	id, _ := s.visit()
 	s.parent, s.via, s.depth = append(s.parent, -1), append(s.via, vm.Trans{}), append(s.depth, 0)
-	s.stats.Levels = append(s.stats.Levels[:0], 1)
 	s.goalID = -1
 	enc := s.lossyEncoding()
 	if s.check(id) {
@@ -199,10 +198,6 @@ func (s *search) reached(cur int32, tr vm.Trans, nid int32) {
 	enc := s.lossyEncoding()
 	d := s.depth[cur] + 1
 	s.parent, s.via, s.depth = append(s.parent, cur), append(s.via, tr), append(s.depth, d)
-	for len(s.stats.Levels) <= int(d) {
-		s.stats.Levels = append(s.stats.Levels, 0)
-	}
-	s.stats.Levels[d]++
 	if int(d) > s.stats.MaxDepth {
 		s.stats.MaxDepth = int(d)
 	}

@@ -140,6 +140,7 @@ func (s *search) result() *Result {
 			s.viol[i].Path = concretePath(s.m, s.viol[i].Path, &s.viol[i].Fault)
 		}
 	}
+	s.stats.Levels = levels(s.depth)
 	r := &Result{Stats: s.stats, Fault: s.fault, Path: s.path, Limit: s.limit, Violations: s.viol, Coverage: s.coverage}
 	switch {
 	case s.fault != nil:
@@ -148,6 +149,19 @@ func (s *search) result() *Result {
 		r.Verdict = VerdictLimit
 	}
 	return r
+}
+
+// levels returns how many states a frontier search stored at each depth,
+// from the depths it keeps (nil for a search that keeps none).
+func levels(depth []int32) []int64 {
+	var n []int64
+	for _, d := range depth {
+		for len(n) <= int(d) {
+			n = append(n, 0)
+		}
+		n[d]++
+	}
+	return n
 }
 
 type search struct {
