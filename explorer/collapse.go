@@ -269,6 +269,32 @@ func (c *CollapseStore) add(enc []byte, cuts []int32, fp uint64) (int32, bool) {
 	return id, isNew
 }
 
+// has reports whether the store holds enc, of fingerprint fp and cut by
+// cuts as add is given them, without adding it: its vector is the one
+// interning would give, which is the one add stores.
+func (c *CollapseStore) has(enc []byte, cuts []int32, fp uint64) bool {
+	var one [1]int32
+	if !validCuts(enc, cuts) {
+		one[0] = int32(len(enc))
+		cuts = one[:]
+	}
+	n := threads(enc, len(cuts))
+	vec := c.vec[:0]
+	start := int32(0)
+	for i, end := range cuts {
+		comp := enc[start:end]
+		start = end
+		k := kindAt(i, n)
+		id, ok := c.pools[k].find(comp, c.pools[k].Key(comp))
+		if !ok {
+			return false
+		}
+		vec = heap.AppendUvarint(vec, uint64(id))
+	}
+	c.vec = vec
+	return c.states.has(vec, fp)
+}
+
 // Get returns the encoding of state id, rebuilt from its components. The
 // slice is the store's and valid until the next call of Get.
 func (c *CollapseStore) Get(id int32) []byte {

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 
 	"mcvm/vm"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // Estimator selects how a search that ends at a limit estimates the
@@ -286,7 +284,10 @@ func (c *Coverage) finish() {
 // fingerprint.
 func (s *search) fingerprintState() ([]byte, uint64) {
 	switch {
-	case s.collapse != nil || s.exact != nil:
+	case s.collapse != nil:
+		s.enc, s.cuts = s.m.EncodeSplit(s.enc[:0], s.cuts[:0]) // (membership reads s.cuts)
+		return s.enc, s.m.Fingerprint()
+	case s.exact != nil:
 		s.enc = s.m.Encode(s.enc[:0])
 		return s.enc, s.m.Fingerprint()
 	default:
@@ -305,17 +306,9 @@ func (s *search) membership() func([]byte, uint64) bool {
 		return st.has
 	case *bitStore:
 		return st.has
+	case *CollapseStore:
+		// (fingerprintState left the encoding's cuts in s.cuts.)
+		return func(enc []byte, fp uint64) bool { return st.has(enc, s.cuts, fp) }
 	}
-	// Collapse: the hashes of the stored states' encodings (a state
-	// whose hash is another's is taken for it: as likely as a miss of
-	// hash compaction, and only the estimate would suffer).
-	k, _ := s.store.(keeper)
-	set := make(map[uint64]struct{}, s.store.size())
-	for id := range int32(s.store.size()) {
-		set[xxhash.Sum64(k.Get(id))] = struct{}{}
-	}
-	return func(enc []byte, _ uint64) bool {
-		_, ok := set[xxhash.Sum64(enc)]
-		return ok
-	}
+	panic("explorer: membership of a store without a lookup")
 }

@@ -330,16 +330,23 @@ func (s *Store) account() StoreAccount {
 // has reports whether the store holds enc (of fingerprint fp), without
 // adding it.
 func (s *Store) has(enc []byte, fp uint64) bool {
+	_, ok := s.find(enc, fp)
+	return ok
+}
+
+// find returns the id of enc (of fingerprint fp) if the store holds it,
+// without adding it.
+func (s *Store) find(enc []byte, fp uint64) (int32, bool) {
 	n := uint64(len(s.table))
 	t := fp >> s.low
 	for i := t * n >> (64 - s.low); ; {
 		e := s.table[i]
 		if e == 0 {
-			return false
+			return 0, false
 		}
 		if e>>s.low == t {
-			if _, old := s.slot(e); string(old) == string(enc) {
-				return true
+			if id, old := s.slot(e); string(old) == string(enc) {
+				return id, true
 			}
 		}
 		if i++; i == n {
