@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"mcvm/heap"
 	"mcvm/vm"
 )
 
@@ -239,7 +240,7 @@ func thin(states []levelState, q float64, seed uint64) []levelState {
 // share q of the range: each key with probability q, independently of
 // another seed's choice, the same in every run.
 func sampled(key uint64, q float64, seed uint64) bool {
-	return q >= 1 || float64(mix64(key^seed*0x9e3779b97f4a7c15)) < q*(1<<63)*2
+	return q >= 1 || float64(heap.Mix(key^seed*0x9e3779b97f4a7c15)) < q*(1<<63)*2
 }
 
 // arena keeps copies of encodings in large chunks: one allocation for
@@ -254,11 +255,4 @@ func (a *arena) keep(enc []byte) []byte {
 	n := len(a.chunk)
 	a.chunk = append(a.chunk, enc...)
 	return a.chunk[n:len(a.chunk):len(a.chunk)]
-}
-
-// mix64 is splitmix64's finaliser: a bijection that scatters the bits.
-func mix64(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }
