@@ -204,20 +204,17 @@ func EstimateByWalks(m *vm.Machine, opts *Options, visited, budget int64, seed u
 	var sum, sumSq float64 // per-walk shares
 	walks := 0
 	var trans, tmp []vm.Trans
-	var perm []int32
+	var perm, twins []int32
+	var keep []bool
 	for steps < budget {
 		m.Restore(&init)
 		var n, in int64
 		for l := 0; l < walkLen && steps < budget; l++ {
 			trans = m.Enabled(trans[:0])
-			end := len(trans)
-			if end == 0 {
+			if len(trans) == 0 {
 				break
 			}
-			if opts.Reducer != nil && end > 1 {
-				end = opts.Reducer.Ample(m, trans)
-			}
-			tr := trans[rng.IntN(end)]
+			tr := trans[rng.IntN(PersistentSet(opts.Reducer, m, trans))]
 			steps++
 			if m.Step(tr) != nil {
 				break
@@ -226,14 +223,11 @@ func EstimateByWalks(m *vm.Machine, opts *Options, visited, budget int64, seed u
 				perm, _ = m.SortThreads(perm)
 			}
 			if chaining {
-				// A state the search runs through, not stores: a single
-				// transition to take after the reduction.
+				// A state the search runs through, not stores (the chain
+				// rule the search and the certifier share).
+				var pick int
 				tmp = m.Enabled(tmp[:0])
-				k := len(tmp)
-				if k > 1 && opts.Reducer != nil {
-					k = opts.Reducer.Ample(m, tmp)
-				}
-				if k == 1 {
+				if pick, _, twins, keep = ChainPick(m, opts.Reducer, opts.Symmetry, tmp, twins, keep); pick >= 0 {
 					continue
 				}
 			}
