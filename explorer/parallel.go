@@ -67,6 +67,7 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 		if err != nil {
 			return nil, err
 		}
+		w.Machine.IsolateLines()
 		ws[i] = &pworker{p: p, index: int64(i), m: w.Machine, red: w.Reducer, err: noError()}
 		p.recs = append(p.recs, &ws[i].rec)
 	}

@@ -83,6 +83,7 @@ type snapshots struct {
 	keeps     []*fullCopy   // heap copies of full snapshots since saved into as deltas, for the next Save
 	copies    []*threadCopy // copies of threads no snapshot holds, for the next saves (see saveThreads)
 	copyBytes int64         // the memory of every copy of a thread made for snapshots
+	lines     bool          // new copies on cache lines of their own (Machine.IsolateLines)
 }
 
 // Save copies the machine's state into s. If parent is not nil, it must be
@@ -320,6 +321,24 @@ func (c *threadCopy) restoreArrays(t *Thread) {
 	}
 }
 
+// lineThreadCopy is a threadCopy padded to whole cache lines (see
+// Machine.IsolateLines).
+type lineThreadCopy struct {
+	threadCopy
+	_ [64 - unsafe.Sizeof(threadCopy{})%64]byte
+}
+
+// newCopy returns a new thread copy. With lines it is alone on its cache
+// lines and has room for 32 values in lines of their own.
+func (sn *snapshots) newCopy() *threadCopy {
+	if !sn.lines {
+		return new(threadCopy)
+	}
+	c := &new(lineThreadCopy).threadCopy
+	c.vals = make([]Value, 0, 32)
+	return c
+}
+
 // saveThreads copies threads into s, saved at clock (just advanced),
 // sharing parent's copies of those that did not change since it was
 // saved. The copies that s's old list alone held go back to the spares
@@ -349,8 +368,8 @@ func (sn *snapshots) saveThreads(s, parent *Snapshot, threads []*Thread, clock u
 		if n := len(sn.copies); n > 0 {
 			c, sn.copies = sn.copies[n-1], sn.copies[:n-1]
 		} else {
-			c = new(threadCopy)
-			sn.copyBytes += int64(unsafe.Sizeof(*c))
+			c = sn.newCopy()
+			sn.copyBytes += c.bytes()
 		}
 		sn.copyBytes += c.save(t)
 		c.ver = s.clock
@@ -399,7 +418,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	}
 	n := len(s.threads)
 	for len(m.pool) < n {
-		m.pool = append(m.pool, &Thread{})
+		m.pool = append(m.pool, newThread())
 	}
 	live := len(st.Threads)
 	// S.Threads[i] is always m.pool[i] (a thread's id is its index), so the
@@ -757,3 +776,13 @@ func undoWords(w []int64, ent []int64) {
 		w[ent[k]] = ent[k+1]
 	}
 }
+
+// IsolateLines keeps the copies of threads the machine makes for its
+// snapshots on cache lines of their own, as its Threads always are
+// (newThread). A machine that runs on one core while others run on the
+// rest (a parallel search's worker) needs this: Go's allocator packs
+// small objects of one size together, from whichever processor the
+// goroutine runs on at the time, so two workers' copies would otherwise
+// share lines that both cores write (false sharing). A sequential search
+// does not call it and keeps its many copies small.
+func (m *Machine) IsolateLines() { m.snap.lines = true }

@@ -695,6 +695,28 @@ func (m *Machine) Decode(b []byte) {
 	heap.DecodeObjects(b, off, &s.Heap, m.layout)
 }
 
+// lineThread is a Thread padded to a whole number of 64-byte cache
+// lines. A Thread is written at every step of its thread; Go's allocator
+// packs small objects of one size together, and the machines of a parallel
+// search's workers allocate theirs from whichever processor their goroutine
+// runs on, so two workers' unpadded Threads can share a line, which each
+// core's writes then take from the other (false sharing).
+type lineThread struct {
+	Thread
+	_ [64 - unsafe.Sizeof(Thread{})%64]byte
+}
+
+// newThread returns a Thread alone on its cache lines, with room for its
+// frames, values and pending records in arrays of whole lines too (an
+// array that outgrows them doubles, and stays whole lines).
+func newThread() *Thread {
+	t := &new(lineThread).Thread
+	t.Frames = make([]Frame, 0, 8)
+	t.Stack = make([]Value, 0, 32)
+	t.Pending = make([]Pending, 0, 8)
+	return t
+}
+
 // thread appends a cleared thread with the given id to the state, reusing
 // a pooled Thread and its slices.
 func (m *Machine) thread(id int32) *Thread {
@@ -703,7 +725,7 @@ func (m *Machine) thread(id int32) *Thread {
 	if int(id) < len(m.pool) {
 		t = m.pool[id]
 	} else {
-		t = &Thread{}
+		t = newThread()
 		m.pool = append(m.pool, t)
 	}
 	*t = Thread{ID: id, Frames: t.Frames[:0], Stack: t.Stack[:0], Pending: t.Pending[:0]}
