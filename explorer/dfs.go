@@ -4,7 +4,6 @@ package explorer
 
 import (
 	"math/rand/v2"
-	"slices"
 
 	"mcvm/vm"
 )
@@ -504,10 +503,10 @@ func (s *search) enter(nid int32) {
 // array about five times over, and as often make and clear a new one.
 func (s *search) reserveDepth() {
 	if len(s.stack) == cap(s.stack) && len(s.stack) > 0 {
-		s.stack = slices.Grow(s.stack, len(s.stack)+1)
+		s.stack = growHuge(s.stack, len(s.stack)+1)
 		s.top = &s.stack[len(s.stack)-1]
 	}
 	if cap(s.trans)-len(s.trans) < 256 {
-		s.trans = slices.Grow(s.trans, len(s.trans)+256) // (to twice the length)
+		s.trans = growHuge(s.trans, len(s.trans)+256) // (to twice the length)
 	}
 }
