@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """check --workers against one process, on the dining philosophers unreduced.
 
-    python3 benchmarks/workers-speed.py [--rounds R] [--workers 2,4,8] MCVM N [CHECK FLAGS...]
+    python3 benchmarks/workers-speed.py [--rounds R] [--workers 2,4,8] [--model PATH] MCVM N [CHECK FLAGS...]
 
 Runs `check --continue --por none -D N=N benchmarks/models/philo.mcasm`
-depth-first (the default), breadth-first and with each --workers count,
-with the check flags given after N (e.g. --hash-compact), in R rounds
+(or --model) depth-first (the default), breadth-first, and with each
+--workers count depth-first and by levels (`--search bfs`), with the
+check flags given after N (e.g. --hash-compact, -D MEALS=2), in R rounds
 (default 5) rotating the order, and prints each one's median wall-clock
 and CPU seconds (user and system, from the operating system), its CPU
 time over breadth-first search's (the cost of sharing: 1.0 means none),
@@ -25,15 +26,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
 ap.add_argument("--rounds", type=int, default=5)
 ap.add_argument("--workers", default="2")
+ap.add_argument("--model", default=os.path.join(ROOT, "benchmarks", "models", "philo.mcasm"))
 ap.add_argument("mcvm")
 ap.add_argument("n")
 ap.add_argument("extra", nargs=argparse.REMAINDER)
 a = ap.parse_args()
-base = ["check", "--json", "--continue", "--no-progress", "--por", "none", "-D", "N=" + a.n,
-        os.path.join(ROOT, "benchmarks", "models", "philo.mcasm")]
+base = ["check", "--json", "--continue", "--no-progress", "--por", "none", "--memory-limit", "0", "-D", "N=" + a.n, a.model]
 configs = {"dfs": [], "bfs": ["--search", "bfs"]}
 for w in a.workers.split(","):
     configs["workers " + w] = ["--workers", w]
+    configs["levels " + w] = ["--workers", w, "--search", "bfs"]
 runs = {k: [] for k in configs}
 names = list(configs)
 for r in range(a.rounds):

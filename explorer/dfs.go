@@ -178,9 +178,13 @@ const (
 // and follow it; enter the state it reaches if that is new, and leave the
 // top state when it has no transition left to explore.
 func DepthFirst(w Walker) {
-	if !w.Begin() {
-		return
+	if w.Begin() {
+		walkDown(w)
 	}
+}
+
+// walkDown is DepthFirst's loop, from the stack w has.
+func walkDown(w Walker) {
 	for {
 		tr, mv := w.Next()
 		switch mv {
@@ -492,6 +496,13 @@ func (s *search) enter(nid int32) {
 	}
 	if s.sl.on {
 		s.setSleep(nid, s.z)
+	}
+	if s.share != nil && s.share.hungry.Load() && len(s.trans) > int(start) {
+		// A worker of a parallel search waits for work: this state is
+		// its (see pdfs.go).
+		s.share.give(s.encoding())
+		s.trans = s.trans[:start]
+		return
 	}
 	s.push(nid, int(start), s.z)
 }

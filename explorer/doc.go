@@ -26,9 +26,9 @@
 // bounded size and its replacement policies), trace.go (Replay, trails,
 // counterexamples under symmetry), describe.go (Describe: what each step
 // of a counterexample did, for people, computed by replaying it after the
-// search), parallel.go and ptable.go (SearchParallel: breadth-first
-// search by levels with several workers, and the lock-free fingerprint
-// table they share with hash compaction), coverage.go and thesis.go (the
+// search), pdfs.go, parallel.go and ptable.go (SearchParallel: the
+// depth-first search and the search by levels with several workers, and
+// the lock-free table they share), coverage.go and thesis.go (the
 // coverage estimate of a search a limit ends), and pages_*.go and prefetch*.go
 // (memory advice, prefetch instructions).
 // It must not import por or scc.
@@ -66,7 +66,7 @@
 // scaled fingerprint. Collapse keeps one pool per kind of component
 // (statics, threads, objects), so that indices stay small.
 //
-// The parallel search (parallel.go, ptable.go). A worker reserves room in
+// The parallel searches (pdfs.go, parallel.go, ptable.go). A worker reserves room in
 // the shared table reserveBlock states at a time, and counts its new
 // states in the shared count 64 at a time, so that workers seldom write
 // one cache line. An exact entry is a 24-bit tag, the worker (8 bits),
@@ -74,10 +74,16 @@
 // their slice headers are set once, so other workers read them while it
 // appends; the record is written before the entry that names it, so a
 // reader finds it whole. A lookup that finds its state is loads only. The
-// table never moves while workers run: it grows between passes over a
-// level, a worker reserves room for a state's successors before it
+// table never moves while workers run. By levels, it grows between passes
+// over a level: a worker reserves room for a state's successors before it
 // expands the state, and a state it finds no room for is left to the next
-// pass. Workers keep the parent links of the states they store.
+// pass; workers keep the parent links of the states they store.
+// Depth-first, the worker that finds no room sets pdfs.pausing and grows
+// the table once every other worker waits on pdfs.cond (each looks at
+// pausing before an insert; one waiting for work counts too). A worker's
+// ids are its own (the states it stored, then those given to it), so its
+// search keeps its stack, snapshots and deep levels as alone; with the
+// exact store it keeps a copy of each encoding given to it, for Get.
 //
 // State-space caching (cache.go, policy.go). The search tells the cache
 // of each push and pop (one branch per state, none per transition);

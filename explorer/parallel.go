@@ -56,11 +56,26 @@ func SearchParallel(opts Options, workers int, newWorker func() (Worker, error))
 	}
 	start := time.Now()
 	workers = max(workers, 1)
-	p := &parallel{opts: opts, tune: opts.tuning(), start: start, lis: NewListenerSet(opts.Listeners)}
 	if opts.Storage == StorageExact && workers > maxSharedWorkers {
 		return nil, fmt.Errorf("--workers: at most %d with the exact store", maxSharedWorkers)
 	}
-	p.table = &sharedTable{slots: make([]uint64, max(p.tune.ParallelSlots, 16)), exact: opts.Storage == StorageExact}
+	if opts.Order != DFS || opts.MaxStates > 0 {
+		return searchLevels(opts, workers, newWorker, start)
+	}
+	r, err := searchDepthFirst(opts, workers, newWorker, start)
+	if r != nil || err != nil {
+		return r, err
+	}
+	// A worker found an error; which one first depends on timing. The
+	// search by levels reports the least of the first level with one.
+	runtime.GC()
+	return searchLevels(opts, workers, newWorker, start)
+}
+
+// searchLevels is SearchParallel's search by levels.
+func searchLevels(opts Options, workers int, newWorker func() (Worker, error), start time.Time) (*Result, error) {
+	p := &parallel{opts: opts, tune: opts.tuning(), start: start, lis: NewListenerSet(opts.Listeners)}
+	p.table = newSharedTable(max(p.tune.ParallelSlots, 16), opts.Storage == StorageExact)
 	ws := make([]*pworker, workers)
 	for i := range ws {
 		w, err := newWorker()
@@ -508,7 +523,7 @@ func (w *pworker) tick() bool {
 // stored encoding.
 func (w *pworker) add(enc []byte, fp uint64, parent int64, tr vm.Trans) (int64, []byte, bool) {
 	p := w.p
-	isNew, rec, full := p.table.add(enc, fp, int(w.index), &w.rec, p.recs, p.opts.MemoryLimit)
+	isNew, rec, _, full := p.table.add(enc, fp, int(w.index), &w.rec, p.recs, p.opts.MemoryLimit)
 	if full {
 		p.stopWith("memory")
 	}

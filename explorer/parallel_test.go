@@ -40,6 +40,12 @@ func parallelPrograms(t *testing.T) []model {
 // the fingerprint table's first size, 0 the default) makes a parallel
 // search with hash compaction grow its table while levels are expanded.
 func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.Storage, workers int, cont bool, slots int) *explorer.Result {
+	return parallelRunIn(t, p, mode, st, workers, cont, slots, explorer.BFS)
+}
+
+// parallelRunIn is parallelRun with the parallel search's order: BFS (by
+// levels) or DFS (depth-first, without a bound on the states).
+func parallelRunIn(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.Storage, workers int, cont bool, slots int, order explorer.Order) *explorer.Result {
 	t.Helper()
 	newWorker := func() (explorer.Worker, error) {
 		m, err := vm.New(p, mode.VMOptions(vm.Options{}))
@@ -63,6 +69,9 @@ func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.S
 			opts.Proviso = explorer.ProvisoStatic
 		}
 		return explorer.Search(w.Machine, opts)
+	}
+	if order == explorer.DFS {
+		opts.Order, opts.MaxStates = explorer.DFS, 0
 	}
 	if slots > 0 {
 		tu := explorer.DefaultTuning()
@@ -124,6 +133,57 @@ func TestParallel_sameAsOneWorker(t *testing.T) {
 					_, f, err := explorer.Replay(m, stop.Path)
 					if err != nil || (f == nil) != (stop.Fault.Kind == vm.FaultDeadlock || stop.Fault.Kind == vm.FaultInvariant) && f == nil {
 						t.Errorf("%s: the counterexample does not replay: %v", name, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestParallel_depthFirst checks the parallel depth-first search against
+// the sequential breadth-first search with the static proviso, as
+// TestParallel_sameAsOneWorker does the search by levels, on the programs
+// whose state spaces that search completes (within its bound of 20,000
+// states): a complete search stores the same states, explores the same
+// transitions and counts the same errors, and reports an error exactly
+// when the sequential search does, with a counterexample as long (the
+// levels' report) that replays. A table of 16 slots makes the workers
+// grow it while they run.
+func TestParallel_depthFirst(t *testing.T) {
+	for _, md := range parallelPrograms(t) {
+		for _, mode := range []por.Mode{por.None, por.All} {
+			for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageHashCompact} {
+				want := parallelRun(t, md.prog, mode, st, 0, true, 0)
+				if want.Limit != "" {
+					continue
+				}
+				first := parallelRun(t, md.prog, mode, st, 0, false, 0)
+				for _, workers := range []int{1, 2, 4} {
+					name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d", md.path, mode, st, workers)
+					for _, cont := range []bool{true, false} {
+						got := parallelRunIn(t, md.prog, mode, st, workers, cont, 16, explorer.DFS)
+						if (got.Fault == nil) != (first.Fault == nil) || got.Limit != "" {
+							t.Errorf("%s continue=%v: verdict %s (limit %q), sequential %s", name, cont, got.Verdict, got.Limit, first.Verdict)
+							continue
+						}
+						if cont && (got.Stats.States != want.Stats.States || got.Stats.Transitions != want.Stats.Transitions || got.Stats.Errors != want.Stats.Errors) {
+							t.Errorf("%s --continue: %d states, %d transitions, %d errors; sequential: %d, %d, %d", name,
+								got.Stats.States, got.Stats.Transitions, got.Stats.Errors, want.Stats.States, want.Stats.Transitions, want.Stats.Errors)
+						}
+						if got.Fault == nil || got.Fault.Kind == vm.FaultLimit {
+							continue
+						}
+						if got.Verdict != first.Verdict || len(got.Path) != len(first.Path) {
+							t.Errorf("%s continue=%v: %s after %d transitions, breadth-first search %s after %d", name, cont,
+								got.Verdict, len(got.Path), first.Verdict, len(first.Path))
+						}
+						m, err := vm.New(md.prog, mode.VMOptions(vm.Options{}))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if _, _, err := explorer.Replay(m, got.Path); err != nil {
+							t.Errorf("%s: the counterexample does not replay: %v", name, err)
+						}
 					}
 				}
 			}

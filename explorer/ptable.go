@@ -6,6 +6,7 @@ package explorer
 import (
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 )
 
 // sharedTable is the visited set the workers of a parallel search share:
@@ -25,6 +26,17 @@ import (
 type sharedTable struct {
 	slots []uint64
 	exact bool
+}
+
+// newSharedTable returns a table of slots slots, alone on its cache lines
+// (workers read its header at every insert).
+func newSharedTable(slots int, exact bool) *sharedTable {
+	t := &new(struct {
+		sharedTable
+		_ [128 - unsafe.Sizeof(sharedTable{})]byte
+	}).sharedTable
+	t.slots, t.exact = make([]uint64, slots), exact
+	return t
 }
 
 // An exact entry: the tag (tagBits), the worker (workerBits), its record
@@ -89,11 +101,11 @@ func (r *records) get(place uint64) []byte {
 // add inserts the state of fingerprint fp (and, exact, encoding enc,
 // whose record worker w keeps in own) and reports whether it was new,
 // with an exact table the record of a new state (which never moves, so
-// the next level reads it where it is), and whether w's records had no
+// the next level reads it where it is) and its place in own, and whether w's records had no
 // room (then nothing was added). Two workers adding the same state at once contend for the same
 // empty slot (the first probe position both reach that names neither), so
 // exactly one of them wins.
-func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*records, limit int64) (isNew bool, rec []byte, full bool) {
+func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*records, limit int64) (isNew bool, rec []byte, place uint64, full bool) {
 	if fp == 0 {
 		fp = 1 // (as compactStore)
 	}
@@ -104,14 +116,13 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 	n := uint64(len(t.slots))
 	i, _ := bits.Mul64(key, n)
 	var mine uint64 // this worker's entry for enc, once its record is written
-	var place uint64
 	for {
 		e := atomic.LoadUint64(&t.slots[i])
 		if e == 0 {
 			if t.exact && mine == 0 {
 				var ok bool
 				if place, ok = own.put(enc, limit); !ok {
-					return false, nil, true
+					return false, nil, 0, true
 				}
 				mine = key | uint64(w)<<(sharedRefBits-sharedWorkerBits) | place + 1
 			}
@@ -122,7 +133,7 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 				if t.exact {
 					rec = own.get(place)
 				}
-				return true, rec, false
+				return true, rec, place, false
 			}
 			e = atomic.LoadUint64(&t.slots[i])
 		}
@@ -130,7 +141,7 @@ func (t *sharedTable) add(enc []byte, fp uint64, w int, own *records, all []*rec
 			if mine != 0 && t.exact {
 				own.drop(enc)
 			}
-			return false, nil, false
+			return false, nil, 0, false
 		}
 		if i++; i == n {
 			i = 0

@@ -41,6 +41,12 @@ func Search(m *vm.Machine, opts Options) *Result {
 // violation (otherwise such a search stops at the first violation and
 // Search starts it again with taint).
 func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search {
+	return newSearchIn(m, opts, start, taint, nil)
+}
+
+// newSearchIn is newSearch with the visited set store (nil: the one
+// Options.Storage names).
+func newSearchIn(m *vm.Machine, opts Options, start time.Time, taint bool, store visitedSet) *search {
 	if opts.Coverage == EstimatorThesis {
 		opts.Order = BFS // then depth-first from sampled transitions (thesisSearch)
 	}
@@ -49,7 +55,10 @@ func newSearch(m *vm.Machine, opts Options, start time.Time, taint bool) *search
 	if opts.Coverage == EstimatorChao && (opts.Storage == StorageExact || opts.Storage == StorageCollapse) {
 		s.hits = make([]uint8, 0, 1024)
 	}
-	s.store = newVisitedSet(&opts, s.tune)
+	s.store = store
+	if store == nil {
+		s.store = newVisitedSet(&opts, s.tune)
+	}
 	s.exact, _ = s.store.(keeper)
 	s.collapse, _ = s.store.(*CollapseStore)
 	switch c := s.store.(type) {
@@ -245,6 +254,9 @@ type search struct {
 	keep  []bool  // scratch of dropTwins
 
 	proviso Proviso
+	// share: the parallel depth-first search this search is a worker of,
+	// to give states to its idle workers (nil: a search of its own).
+	share *pdfs
 	// chaining: Options.Chain applies; chain: the chained transitions of
 	// the DFS stack's current transitions (see frame.cs).
 	chaining bool

@@ -176,7 +176,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	hashCompact := fs.Bool("hash-compact", false, "store only each state's 64-bit fingerprint (SPIN's hash compaction): far less memory, and a small reported probability of missing a state")
 	bitstate := fs.Int("bitstate", 0, "bitstate hashing in an array of 2^`BITS` bits (e.g. 30: 128 MiB; 3 bits per state): fixed memory, partial coverage reported as a probability of missed states (0: off)")
 	collapse := fs.Bool("collapse", defaultCollapse, collapseUsage)
-	workers := fs.Int("workers", 1, "explore with `N` goroutines sharing one visited set (parallel breadth-first search by levels; with a reduction, the static proviso)")
+	workers := fs.Int("workers", 1, "explore with `N` goroutines sharing one visited set (depth-first, or by levels with --search bfs; with a reduction, the static proviso)")
 	bitSeed := fs.Uint64("bitstate-seed", 0, "with --bitstate: remix fingerprints with this `SEED` to place the bits (another hash function: other states missed; 0: none)")
 	sf.htmlReport = fs.String("report", "", "write the report, the counterexample drawn as a sequence diagram, to this HTML `FILE`")
 	sketchFile := fs.String("sketch", "", "write a HyperLogLog sketch of the stored states' fingerprints to `FILE` (swarm merges them)")
@@ -297,12 +297,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // parallelFits checks that check's flags combine with --workers, which
-// searches breadth-first (the order it sets in opts) with the static
-// proviso and the exact store or hash compaction.
+// searches depth-first or breadth-first by levels with the static proviso
+// and the exact store or hash compaction.
 func parallelFits(fs *pflag.FlagSet, opts *explorer.Options) error {
 	switch {
 	case opts.Order != explorer.DFS && opts.Order != explorer.BFS:
-		return fmt.Errorf("--workers searches breadth-first: it excludes --search %s", opts.Order)
+		return fmt.Errorf("--workers searches depth-first or breadth-first: it excludes --search %s", opts.Order)
 	case fs.Changed("proviso") && fs.Lookup("proviso").Value.String() != "static":
 		return fmt.Errorf("--workers uses the static proviso (it depends on the state alone, so every worker takes the same one)")
 	case opts.Storage != explorer.StorageExact && opts.Storage != explorer.StorageHashCompact:
@@ -314,10 +314,9 @@ func parallelFits(fs *pflag.FlagSet, opts *explorer.Options) error {
 	}
 	for _, name := range []string{"chain", "sleep", "gc", "trail-ahead"} {
 		if fs.Lookup(name) != nil && fs.Changed(name) && fs.Lookup(name).Value.String() == "true" {
-			return fmt.Errorf("--%s needs depth-first search, and --workers searches breadth-first", name)
+			return fmt.Errorf("--%s needs one depth-first stack, and --workers searches with several", name)
 		}
 	}
-	opts.Order = explorer.BFS
 	return nil
 }
 

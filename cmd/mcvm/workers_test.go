@@ -6,7 +6,8 @@ import (
 )
 
 // check --workers N explores what breadth-first search with the static
-// proviso explores, and refuses what it cannot combine with.
+// proviso explores, depth-first (reporting no depth) and by levels (the
+// same depth), and refuses what it cannot combine with.
 func TestCheck_workers(t *testing.T) {
 	counts := func(args ...string) (int, report) {
 		t.Helper()
@@ -20,10 +21,16 @@ func TestCheck_workers(t *testing.T) {
 	for _, por := range []string{"none", "all"} {
 		_, want := counts("--search", "bfs", "--proviso", "static", "--por", por, "-D", "N=4", philoOK)
 		for _, w := range []string{"2", "3"} {
-			code, got := counts("--workers", w, "--por", por, "-D", "N=4", philoOK)
-			if code != exitOK || got.States != want.States || got.Transitions != want.Transitions || got.MaxDepth != want.MaxDepth {
-				t.Errorf("--workers %s --por %s: exit %d, %d states, %d transitions, depth %d; bfs: %d, %d, %d", w, por, code,
-					got.States, got.Transitions, got.MaxDepth, want.States, want.Transitions, want.MaxDepth)
+			for _, order := range []string{"dfs", "bfs"} {
+				code, got := counts("--workers", w, "--search", order, "--por", por, "-D", "N=4", philoOK)
+				depth := want.MaxDepth
+				if order == "dfs" {
+					depth = 0
+				}
+				if code != exitOK || got.States != want.States || got.Transitions != want.Transitions || got.MaxDepth != depth {
+					t.Errorf("--workers %s --search %s --por %s: exit %d, %d states, %d transitions, depth %d; bfs: %d, %d, %d", w, order, por, code,
+						got.States, got.Transitions, got.MaxDepth, want.States, want.Transitions, depth)
+				}
 			}
 		}
 	}
