@@ -32,16 +32,16 @@ type Tuning struct {
 	// DeltaSnapDepth is the first DFS level whose snapshot is a reverse
 	// delta (see the constant DeltaSnapDepth).
 	DeltaSnapDepth int
-	// ParallelSlots is the first size of the fingerprint table a
-	// parallel search with hash compaction shares (sharedFingerprints);
-	// tests make it small, so that it grows and states wait for room.
+	// ParallelSlots is the first size of the table a parallel search's
+	// workers share (sharedTable): 8 MiB, since every growth stops the
+	// workers; tests make it small, so that it grows while they run.
 	ParallelSlots int
 }
 
 // DefaultTuning returns the settings searches run with.
 func DefaultTuning() Tuning {
 	return Tuning{SkipInvariants: true, CollapseDelta: true, Lookahead: true,
-		MaxSnapDepth: 1 << 17, SnapWindow: 4096, DeltaSnapDepth: DeltaSnapDepth, ParallelSlots: 1 << 16}
+		MaxSnapDepth: 1 << 17, SnapWindow: 4096, DeltaSnapDepth: DeltaSnapDepth, ParallelSlots: 1 << 20}
 }
 
 // tuning returns the settings of the search o configures.
