@@ -276,6 +276,23 @@ type Stats struct {
 	Levels []int64
 }
 
+// addWork adds o's counts of the work done (transitions, revisits,
+// instructions, reductions, expansions, collections, snapshots given up
+// and decoded) to s: the figures of one worker of a parallel search.
+func (s *Stats) addWork(o *Stats) {
+	s.Transitions += o.Transitions
+	s.Revisits += o.Revisits
+	s.Instructions += o.Instructions
+	s.Reduced += o.Reduced
+	s.Provisos += o.Provisos
+	s.Backtracks += o.Backtracks
+	s.Expanded += o.Expanded
+	s.Twins += o.Twins
+	s.Freed += o.Freed
+	s.Evicted += o.Evicted
+	s.Decoded += o.Decoded
+}
+
 // StatesPerSecond is States divided by Elapsed.
 func (s Stats) StatesPerSecond() float64 {
 	if s.Elapsed <= 0 {

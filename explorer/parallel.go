@@ -557,11 +557,7 @@ func (p *parallel) pathTo(ws []*pworker, gid int64) []vm.Trans {
 func (p *parallel) sum(ws []*pworker) Stats {
 	var st Stats
 	for _, w := range ws {
-		st.Transitions += w.st.Transitions
-		st.Revisits += w.st.Revisits
-		st.Instructions += w.st.Instructions
-		st.Reduced += w.st.Reduced
-		st.Provisos += w.st.Provisos
+		st.addWork(&w.st)
 		st.Errors += w.errs
 		st.Expanded += w.expands
 	}

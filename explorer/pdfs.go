@@ -412,18 +412,7 @@ func (p *pdfs) result(ws []*pdfsWorker, limit string, start time.Time) *Result {
 	var st Stats
 	acc := StoreAccount{Storage: p.opts.Storage.String()}
 	for _, w := range ws {
-		s := &w.s.stats
-		st.Transitions += s.Transitions
-		st.Revisits += s.Revisits
-		st.Instructions += s.Instructions
-		st.Reduced += s.Reduced
-		st.Provisos += s.Provisos
-		st.Backtracks += s.Backtracks
-		st.Expanded += s.Expanded
-		st.Freed += s.Freed
-		st.Evicted += s.Evicted
-		st.Decoded += s.Decoded
-		st.Twins += s.Twins
+		st.addWork(&w.s.stats)
 		st.StackBytes += w.s.stackBytes()
 		st.States += w.v.n
 		a := w.v.account()
