@@ -190,3 +190,22 @@ func TestParallel_depthFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestParallel_depthFirstMemory: depth-first workers whose records the
+// memory limit refuses stop with verdict limit, not ok.
+func TestParallel_depthFirstMemory(t *testing.T) {
+	for _, md := range parallelPrograms(t)[:3] {
+		newWorker := func() (explorer.Worker, error) {
+			m, err := vm.New(md.prog, vm.Options{})
+			return explorer.Worker{Machine: m}, err
+		}
+		opts := explorer.Options{Continue: true, Storage: explorer.StorageExact, MemoryLimit: 1}
+		r, err := explorer.SearchParallel(opts, 2, newWorker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != explorer.VerdictLimit || r.Limit != "memory" {
+			t.Errorf("%s: verdict %s, limit %q, want limit memory", md.path, r.Verdict, r.Limit)
+		}
+	}
+}

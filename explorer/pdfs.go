@@ -196,7 +196,7 @@ func (s *search) resume(enc []byte, v *pvisits) {
 	s.m.Decode(enc)
 	id := v.adopt(enc)
 	s.trans = s.trans[:0]
-	if s.check(id) {
+	if !v.full_ && s.check(id) {
 		s.push(id, 0, 0)
 	}
 }
@@ -319,7 +319,7 @@ func (v *pvisits) add(enc []byte, _ []int32, fp uint64) (int32, bool) {
 		p.park()
 	}
 	if v.room == 0 && !v.reserve() {
-		v.full_ = true
+		v.refuse()
 		return -1, false
 	}
 	v.room--
@@ -328,7 +328,8 @@ func (v *pvisits) add(enc []byte, _ []int32, fp uint64) (int32, bool) {
 	}
 	isNew, _, place, full := p.table.add(enc, fp, v.index, &v.rec, p.recs, p.opts.MemoryLimit)
 	if full {
-		v.full_ = true
+		v.refuse()
+		return -1, false
 	}
 	if !isNew {
 		return -1, false
@@ -339,6 +340,14 @@ func (v *pvisits) add(enc []byte, _ []int32, fp uint64) (int32, bool) {
 		v.unpub = 0
 	}
 	return v.id(place), true
+}
+
+// refuse notes that the table or the records refused a state, which is
+// then not explored: every worker stops, and the search ends at its
+// memory limit.
+func (v *pvisits) refuse() {
+	v.full_ = true
+	v.p.stop()
 }
 
 // id gives out the next id, for a state whose encoding is at place in
@@ -358,7 +367,7 @@ func (v *pvisits) adopt(enc []byte) int32 {
 	if v.p.table.exact {
 		var ok bool
 		if place, ok = v.rec.put(enc, v.p.opts.MemoryLimit); !ok {
-			v.full_ = true
+			v.refuse()
 		}
 	}
 	return v.id(place)
