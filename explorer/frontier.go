@@ -156,9 +156,11 @@ func (q *prioQueue) remove() {
 }
 
 // encQueue holds encodings first in, first out, in chunks of chunkSize
-// bytes, each released once every encoding in it has been taken.
+// bytes, each released once every encoding in it has been taken and
+// written into again (a new chunk's pages would be faulted in again).
 type encQueue struct {
 	chunks [][]byte
+	spare  [][]byte // chunks released, empty
 	offs   []uint64 // chunk<<32 | offset of each encoding not yet taken, from head
 	head   int
 }
@@ -167,7 +169,13 @@ func (q *encQueue) push(enc []byte) {
 	need := len(enc) + binary.MaxVarintLen64
 	if len(q.chunks) == 0 || q.chunks[len(q.chunks)-1] == nil ||
 		len(q.chunks[len(q.chunks)-1])+need > cap(q.chunks[len(q.chunks)-1]) {
-		q.chunks = append(q.chunks, make([]byte, 0, max(chunkSize, need)))
+		var c []byte
+		if n := len(q.spare); n > 0 && cap(q.spare[n-1]) >= need {
+			c, q.spare = q.spare[n-1], q.spare[:n-1]
+		} else {
+			c = make([]byte, 0, max(chunkSize, need))
+		}
+		q.chunks = append(q.chunks, c)
 	}
 	ci := len(q.chunks) - 1
 	c := q.chunks[ci]
@@ -190,6 +198,9 @@ func (q *encQueue) pop() []byte {
 	}
 	ci := int(ref >> 32)
 	for j := ci - 1; j >= 0 && q.chunks[j] != nil; j-- {
+		if cap(q.chunks[j]) == chunkSize {
+			q.spare = append(q.spare, q.chunks[j][:0])
+		}
 		q.chunks[j] = nil
 	}
 	c := q.chunks[ci]
