@@ -128,11 +128,14 @@ func (s *search) expandState(cur int32, enc []byte) bool {
 	s.stats.Expanded++
 	s.expanding = cur
 	if s.loaded != cur {
-		if enc != nil {
-			s.m.Decode(enc)
-		} else {
-			s.m.Decode(s.exact.Get(cur))
+		if enc == nil {
+			enc = s.exact.Get(cur)
 		}
+		s.m.Decode(enc)
+		// Encoding the state again makes it the incremental encoder's
+		// base (a decoded state is none), so that each successor's
+		// encoding writes only what its transition changed.
+		s.base = s.m.Encode(s.base[:0])
 		s.m.MarkInvariantsChecked() // a state to expand was checked when new
 		s.loaded = cur
 	}

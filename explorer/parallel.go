@@ -160,6 +160,7 @@ type pworker struct {
 	chk     []vm.Trans
 	snap    vm.Snapshot
 	enc     []byte
+	base    []byte   // the encoding of the state being expanded, written again
 	arena   []byte   // encodings of the states reached for the next level
 	spare   []byte   // the arena of the level being expanded (read, not written)
 	out     []pentry // the states reached for the next level
@@ -389,6 +390,7 @@ func (w *pworker) expandPart() {
 func (w *pworker) expand(e pentry) bool {
 	p := w.p
 	w.m.Decode(e.enc)
+	w.base = w.m.Encode(w.base[:0]) // (see search.expandState)
 	w.m.MarkInvariantsChecked()
 	srcFP := e.fp
 	w.trans = w.m.Enabled(w.trans[:0])

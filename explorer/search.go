@@ -257,6 +257,7 @@ type search struct {
 	// share: the parallel depth-first search this search is a worker of,
 	// to give states to its idle workers (nil: a search of its own).
 	share *pdfs
+	base  []byte // BFS: the encoding of the state being expanded, written again
 	// chaining: Options.Chain applies; chain: the chained transitions of
 	// the DFS stack's current transitions (see frame.cs).
 	chaining bool
