@@ -37,7 +37,7 @@ func parallelPrograms(t *testing.T) []model {
 
 // parallelRun searches p with the given workers (0: the sequential
 // breadth-first search with the static proviso). A small table (slots:
-// the fingerprint table's first size, 0 the default) makes a parallel
+// the fingerprint table's first size, 0 for 2^14) makes a parallel
 // search with hash compaction grow its table while levels are expanded.
 func parallelRun(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer.Storage, workers int, cont bool, slots int) *explorer.Result {
 	return parallelRunIn(t, p, mode, st, workers, cont, slots, explorer.BFS)
@@ -73,11 +73,12 @@ func parallelRunIn(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer
 	if order == explorer.DFS {
 		opts.Order, opts.MaxStates = explorer.DFS, 0
 	}
-	if slots > 0 {
-		tu := explorer.DefaultTuning()
-		tu.ParallelSlots = slots
-		opts.Tuning = &tu
+	if slots == 0 {
+		slots = 1 << 14 // (the default's 8 MiB would be most of a small search's time)
 	}
+	tu := explorer.DefaultTuning()
+	tu.ParallelSlots = slots
+	opts.Tuning = &tu
 	res, err := explorer.SearchParallel(opts, workers, newWorker)
 	if err != nil {
 		t.Fatal(err)
