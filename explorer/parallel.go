@@ -96,25 +96,27 @@ func searchLevels(opts Options, workers int, newWorker func() (Worker, error), s
 	}
 	p.run(ws)
 	r := p.result(ws)
-	p.estimateCoverage(r, ws[0])
+	estimateCoverage(r, &p.opts, ws[0].m, p.table, p.recs)
 	return r, nil
 }
 
-// estimateCoverage sets r.Coverage for a search that ended at a limit,
-// by random walks (EstimateStored) with worker w's machine over the
-// shared table.
-func (p *parallel) estimateCoverage(r *Result, w *pworker) {
-	if r.Limit == "" || p.opts.Coverage == EstimatorOff {
+// estimateCoverage sets r.Coverage for a search of either parallel kind
+// that ended at a limit (opts its options), by random walks
+// (EstimateStored) with machine m over the shared table t (all: the
+// workers' records).
+func estimateCoverage(r *Result, opts *Options, m *vm.Machine, t *sharedTable, all []*records) {
+	if r.Limit == "" || opts.Coverage == EstimatorOff {
 		return
 	}
+	var enc []byte
 	has := func(m *vm.Machine) bool {
-		if p.table.exact {
-			w.enc = m.Encode(w.enc[:0])
-			return p.table.has(w.enc, m.Fingerprint(), p.recs)
+		if t.exact {
+			enc = m.Encode(enc[:0])
+			return t.has(enc, m.Fingerprint(), all)
 		}
-		return p.table.has(nil, m.EncodeFingerprint(), p.recs)
+		return t.has(nil, m.EncodeFingerprint(), all)
 	}
-	r.Coverage = EstimateStored(w.m, &p.opts, EstimatorWalk, r.Stats.States, SampleBudget(r.Stats.Transitions), p.opts.CoverageSeed, has)
+	r.Coverage = EstimateStored(m, opts, EstimatorWalk, r.Stats.States, SampleBudget(r.Stats.Transitions), opts.CoverageSeed, has)
 }
 
 // parallel is a parallel search's shared state.

@@ -86,6 +86,24 @@ func parallelRunIn(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer
 	return res
 }
 
+// forParallelCases calls f for each program of parallelPrograms, with
+// and without reduction, for both stores the parallel searches take,
+// whose sequential breadth-first search with the static proviso is
+// complete: want is that search with --continue, first without.
+func forParallelCases(t *testing.T, f func(md model, mode por.Mode, st explorer.Storage, want, first *explorer.Result)) {
+	for _, md := range parallelPrograms(t) {
+		for _, mode := range []por.Mode{por.None, por.All} {
+			for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageHashCompact} {
+				want := parallelRun(t, md.prog, mode, st, 0, true, 0)
+				if want.Limit != "" {
+					continue
+				}
+				f(md, mode, st, want, parallelRun(t, md.prog, mode, st, 0, false, 0))
+			}
+		}
+	}
+}
+
 // TestParallel_sameAsOneWorker checks the parallel search against the
 // sequential breadth-first search with the static proviso, with and
 // without reduction, with the exact store and hash compaction (with more
@@ -95,50 +113,41 @@ func parallelRunIn(t *testing.T, p *bytecode.Program, mode por.Mode, st explorer
 // the first error finds one exactly when the sequential search does, and
 // its counterexample replays to an error of the same kind.
 func TestParallel_sameAsOneWorker(t *testing.T) {
-	for _, md := range parallelPrograms(t) {
-		for _, mode := range []por.Mode{por.None, por.All} {
-			for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageHashCompact} {
-				want := parallelRun(t, md.prog, mode, st, 0, true, 0)
-				if want.Limit != "" {
-					continue
-				}
-				first := parallelRun(t, md.prog, mode, st, 0, false, 0)
-				for _, workers := range []int{1, 2, 4} {
-					slots := 0
-					if workers > 1 {
-						slots = 16
-					}
-					name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d/slots=%d", md.path, mode, st, workers, slots)
-					got := parallelRun(t, md.prog, mode, st, workers, true, slots)
-					if got.Stats.States != want.Stats.States || got.Stats.Transitions != want.Stats.Transitions ||
-						got.Stats.Errors != want.Stats.Errors || (got.Fault == nil) != (want.Fault == nil) || got.Limit != "" {
-						t.Errorf("%s --continue: %s, %d states, %d transitions, %d errors; one worker: %s, %d, %d, %d", name,
-							got.Verdict, got.Stats.States, got.Stats.Transitions, got.Stats.Errors,
-							want.Verdict, want.Stats.States, want.Stats.Transitions, want.Stats.Errors)
-					}
-					stop := parallelRun(t, md.prog, mode, st, workers, false, slots)
-					if (stop.Fault == nil) != (first.Fault == nil) {
-						t.Errorf("%s: verdict %s, sequential %s", name, stop.Verdict, first.Verdict)
-						continue
-					}
-					if stop.Fault == nil || stop.Fault.Kind == vm.FaultLimit {
-						continue
-					}
-					if len(stop.Path) != len(first.Path) {
-						t.Errorf("%s: counterexample of %d transitions, breadth-first search's %d", name, len(stop.Path), len(first.Path))
-					}
-					m, err := vm.New(md.prog, mode.VMOptions(vm.Options{}))
-					if err != nil {
-						t.Fatal(err)
-					}
-					_, f, err := explorer.Replay(m, stop.Path)
-					if err != nil || (f == nil) != (stop.Fault.Kind == vm.FaultDeadlock || stop.Fault.Kind == vm.FaultInvariant) && f == nil {
-						t.Errorf("%s: the counterexample does not replay: %v", name, err)
-					}
-				}
+	forParallelCases(t, func(md model, mode por.Mode, st explorer.Storage, want, first *explorer.Result) {
+		for _, workers := range []int{1, 2, 4} {
+			slots := 0
+			if workers > 1 {
+				slots = 16
+			}
+			name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d/slots=%d", md.path, mode, st, workers, slots)
+			got := parallelRun(t, md.prog, mode, st, workers, true, slots)
+			if got.Stats.States != want.Stats.States || got.Stats.Transitions != want.Stats.Transitions ||
+				got.Stats.Errors != want.Stats.Errors || (got.Fault == nil) != (want.Fault == nil) || got.Limit != "" {
+				t.Errorf("%s --continue: %s, %d states, %d transitions, %d errors; one worker: %s, %d, %d, %d", name,
+					got.Verdict, got.Stats.States, got.Stats.Transitions, got.Stats.Errors,
+					want.Verdict, want.Stats.States, want.Stats.Transitions, want.Stats.Errors)
+			}
+			stop := parallelRun(t, md.prog, mode, st, workers, false, slots)
+			if (stop.Fault == nil) != (first.Fault == nil) {
+				t.Errorf("%s: verdict %s, sequential %s", name, stop.Verdict, first.Verdict)
+				continue
+			}
+			if stop.Fault == nil || stop.Fault.Kind == vm.FaultLimit {
+				continue
+			}
+			if len(stop.Path) != len(first.Path) {
+				t.Errorf("%s: counterexample of %d transitions, breadth-first search's %d", name, len(stop.Path), len(first.Path))
+			}
+			m, err := vm.New(md.prog, mode.VMOptions(vm.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, f, err := explorer.Replay(m, stop.Path)
+			if err != nil || (f == nil) != (stop.Fault.Kind == vm.FaultDeadlock || stop.Fault.Kind == vm.FaultInvariant) && f == nil {
+				t.Errorf("%s: the counterexample does not replay: %v", name, err)
 			}
 		}
-	}
+	})
 }
 
 // TestParallel_depthFirst checks the parallel depth-first search against
@@ -151,45 +160,36 @@ func TestParallel_sameAsOneWorker(t *testing.T) {
 // levels' report) that replays. A table of 16 slots makes the workers
 // grow it while they run.
 func TestParallel_depthFirst(t *testing.T) {
-	for _, md := range parallelPrograms(t) {
-		for _, mode := range []por.Mode{por.None, por.All} {
-			for _, st := range []explorer.Storage{explorer.StorageExact, explorer.StorageHashCompact} {
-				want := parallelRun(t, md.prog, mode, st, 0, true, 0)
-				if want.Limit != "" {
+	forParallelCases(t, func(md model, mode por.Mode, st explorer.Storage, want, first *explorer.Result) {
+		for _, workers := range []int{1, 2, 4} {
+			name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d", md.path, mode, st, workers)
+			for _, cont := range []bool{true, false} {
+				got := parallelRunIn(t, md.prog, mode, st, workers, cont, 16, explorer.DFS)
+				if (got.Fault == nil) != (first.Fault == nil) || got.Limit != "" {
+					t.Errorf("%s continue=%v: verdict %s (limit %q), sequential %s", name, cont, got.Verdict, got.Limit, first.Verdict)
 					continue
 				}
-				first := parallelRun(t, md.prog, mode, st, 0, false, 0)
-				for _, workers := range []int{1, 2, 4} {
-					name := fmt.Sprintf("%s/por=%s/store=%s/workers=%d", md.path, mode, st, workers)
-					for _, cont := range []bool{true, false} {
-						got := parallelRunIn(t, md.prog, mode, st, workers, cont, 16, explorer.DFS)
-						if (got.Fault == nil) != (first.Fault == nil) || got.Limit != "" {
-							t.Errorf("%s continue=%v: verdict %s (limit %q), sequential %s", name, cont, got.Verdict, got.Limit, first.Verdict)
-							continue
-						}
-						if cont && (got.Stats.States != want.Stats.States || got.Stats.Transitions != want.Stats.Transitions || got.Stats.Errors != want.Stats.Errors) {
-							t.Errorf("%s --continue: %d states, %d transitions, %d errors; sequential: %d, %d, %d", name,
-								got.Stats.States, got.Stats.Transitions, got.Stats.Errors, want.Stats.States, want.Stats.Transitions, want.Stats.Errors)
-						}
-						if got.Fault == nil || got.Fault.Kind == vm.FaultLimit {
-							continue
-						}
-						if got.Verdict != first.Verdict || len(got.Path) != len(first.Path) {
-							t.Errorf("%s continue=%v: %s after %d transitions, breadth-first search %s after %d", name, cont,
-								got.Verdict, len(got.Path), first.Verdict, len(first.Path))
-						}
-						m, err := vm.New(md.prog, mode.VMOptions(vm.Options{}))
-						if err != nil {
-							t.Fatal(err)
-						}
-						if _, _, err := explorer.Replay(m, got.Path); err != nil {
-							t.Errorf("%s: the counterexample does not replay: %v", name, err)
-						}
-					}
+				if cont && (got.Stats.States != want.Stats.States || got.Stats.Transitions != want.Stats.Transitions || got.Stats.Errors != want.Stats.Errors) {
+					t.Errorf("%s --continue: %d states, %d transitions, %d errors; sequential: %d, %d, %d", name,
+						got.Stats.States, got.Stats.Transitions, got.Stats.Errors, want.Stats.States, want.Stats.Transitions, want.Stats.Errors)
+				}
+				if got.Fault == nil || got.Fault.Kind == vm.FaultLimit {
+					continue
+				}
+				if got.Verdict != first.Verdict || len(got.Path) != len(first.Path) {
+					t.Errorf("%s continue=%v: %s after %d transitions, breadth-first search %s after %d", name, cont,
+						got.Verdict, len(got.Path), first.Verdict, len(first.Path))
+				}
+				m, err := vm.New(md.prog, mode.VMOptions(vm.Options{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := explorer.Replay(m, got.Path); err != nil {
+					t.Errorf("%s: the counterexample does not replay: %v", name, err)
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestParallel_depthFirstMemory: depth-first workers whose records the

@@ -6,12 +6,9 @@ package explorer
 import (
 	"math"
 	"math/bits"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"mcvm/vm"
 )
 
 // pdfs is a parallel depth-first search's shared state. Each worker runs
@@ -102,17 +99,7 @@ func searchDepthFirst(opts Options, workers int, newWorker func() (Worker, error
 		}
 	}
 	r := p.result(ws, stopped, start)
-	if r.Limit != "" && opts.Coverage != EstimatorOff {
-		m, enc := ws[0].s.m, []byte(nil)
-		has := func(m *vm.Machine) bool {
-			if p.table.exact {
-				enc = m.Encode(enc[:0])
-				return p.table.has(enc, m.Fingerprint(), p.recs)
-			}
-			return p.table.has(nil, m.EncodeFingerprint(), p.recs)
-		}
-		r.Coverage = EstimateStored(m, &opts, EstimatorWalk, r.Stats.States, SampleBudget(r.Stats.Transitions), opts.CoverageSeed, has)
-	}
+	estimateCoverage(r, &opts, ws[0].s.m, p.table, p.recs)
 	return r, nil
 }
 
@@ -446,7 +433,6 @@ func (p *pdfs) result(ws []*pdfsWorker, limit string, start time.Time) *Result {
 	}
 	st.Store, st.StoreBytes = acc, acc.Bytes
 	st.Elapsed = time.Since(start)
-	runtime.GC()
 	st.PeakMemory = MemoryInUse()
 	for _, w := range ws {
 		st.PeakMemory = max(st.PeakMemory, w.s.stats.PeakMemory)
